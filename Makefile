@@ -1,0 +1,51 @@
+# Synapse task runner. `make` (or `make help`) lists the targets with their descriptions.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.synapse-installed
+POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
+PYTEST_ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help install demo serve test test-sqlite lint format typecheck wheel clean
+
+help: ## Show this list of targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install Synapse with every development dependency
+
+demo: install ## Install everything, then serve the offline demo agents on the embedded SQLite store
+	$(BIN)/synapse serve --demo
+
+serve: install ## Install everything, then serve the agents of this folder
+	$(BIN)/synapse serve
+
+test: install ## Install everything, then run the whole test suite on SQLite and PostgreSQL
+	SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) $(BIN)/python -m pytest --db all $(PYTEST_ARGS)
+
+test-sqlite: install ## Run the test suite on SQLite only (no PostgreSQL needed)
+	$(BIN)/python -m pytest --db sqlite $(PYTEST_ARGS)
+
+lint: install ## Check formatting, lint and types (ruff, mypy)
+	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy
+
+format: install ## Format the code and fix what ruff can fix
+	$(BIN)/ruff format src tests
+	$(BIN)/ruff check --fix src tests
+
+wheel: install ## Build the wheel and sdist into dist/ and check the wheel's contents
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist
+	$(BIN)/python scripts/check_wheel.py dist/*.whl
+
+clean: ## Remove the virtualenv, build output and caches
+	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache

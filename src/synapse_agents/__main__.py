@@ -1,0 +1,5 @@
+"""`python -m synapse_agents` runs the `synapse` command."""
+
+from .cli import main
+
+main()

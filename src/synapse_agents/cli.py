@@ -1,0 +1,268 @@
+"""The `synapse` command line."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from typer.core import TyperGroup
+
+from . import __version__
+from .settings import LoadedSettings, load_settings
+
+console = Console()
+err_console = Console(stderr=True)
+_state = {'debug': False}
+
+
+class _OneLineErrors(TyperGroup):
+    """Turn any unexpected exception into one clear line (a traceback with --debug)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if _state['debug']:
+                err_console.print(traceback.format_exc(), highlight=False, markup=False)
+            else:
+                text = str(exc).strip()
+                message = text.splitlines()[0] if text else type(exc).__name__
+                err_console.print(f'[red]Error:[/red] {_escape(message)}', highlight=False, soft_wrap=True)
+                err_console.print('[dim]Run with --debug for the full traceback.[/dim]', highlight=False)
+            raise typer.Exit(1) from exc
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+app = typer.Typer(
+    cls=_OneLineErrors,
+    name='synapse',
+    help='Synapse: a workbench and runtime for pydantic-ai agents.',
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode='rich',
+)
+db_app = typer.Typer(help='Database schema: upgrade and inspect migrations.', no_args_is_help=True)
+app.add_typer(db_app, name='db')
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f'synapse {__version__}')
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option('--version', callback=_version, is_eager=True, help='Print the version and exit.')
+    ] = False,
+    debug: Annotated[bool, typer.Option('--debug', help='Show full tracebacks on errors.')] = False,
+) -> None:
+    _state['debug'] = debug
+
+
+def _settings(**overrides: Any) -> LoadedSettings:
+    return load_settings(overrides)
+
+
+def _confirm(question: str, yes: bool) -> bool:
+    if yes:
+        return True
+    try:
+        return typer.confirm(question, default=False)
+    except typer.Abort:  # end of input: nobody is there to answer
+        err_console.print('Not confirmed; pass --yes to go ahead without a question.')
+        return False
+
+
+def _report_deletion(report: Any, what: str) -> None:
+    console.print(
+        f'Removed {report.conversations} conversations, {report.messages} messages, '
+        f'{report.tool_invocations} tool invocations, {report.llm_calls} ledger rows '
+        f'and {report.files} attachment files ({_human_bytes(report.bytes)}) {what}.',
+        soft_wrap=True,
+    )
+
+
+def _human_bytes(size: int) -> str:
+    value = float(size)
+    for unit in ('B', 'KB', 'MB', 'GB'):
+        if value < 1024 or unit == 'GB':
+            return f'{value:.0f} {unit}' if unit == 'B' else f'{value:.1f} {unit}'
+        value /= 1024
+    return f'{size} B'
+
+
+# -- serve --------------------------------------------------------------------------------
+
+
+@app.command()
+def serve(
+    targets: Annotated[
+        list[str] | None,
+        typer.Argument(help='Where to find agents: modules, module:attr, .py files, folders, spec files.'),
+    ] = None,
+    host: Annotated[str | None, typer.Option(help='Interface to bind (setting: host).')] = None,
+    port: Annotated[int | None, typer.Option(help='Port to listen on (setting: port).')] = None,
+    demo: Annotated[
+        bool, typer.Option('--demo', help='Serve the offline demo agents (no API key needed).')
+    ] = False,
+    open_browser: Annotated[bool, typer.Option('--open', help='Open the dashboard in a browser.')] = False,
+    env_file: Annotated[Path | None, typer.Option(help='Extra dotenv file to load before agents.')] = None,
+) -> None:
+    """Start the dashboard and API server."""
+    from .web.server import run_server
+
+    loaded = _settings(host=host, port=port, env_file=env_file, agents=list(targets) if targets else None)
+    run_server(loaded, demo=demo, open_browser=open_browser, console=console)
+
+
+# -- settings -----------------------------------------------------------------------------
+
+
+@app.command('settings')
+def settings_command(
+    as_json: Annotated[bool, typer.Option('--json', help='Print JSON instead of a table.')] = False,
+) -> None:
+    """Print every setting, its value and where the value came from."""
+    loaded = _settings()
+    if as_json:
+        payload = {
+            v.name: {'value': v.display() if v.name == 'token' else _jsonable(v.value), 'source': v.source}
+            for v in loaded.values
+        }
+        console.print_json(json.dumps(payload))
+        return
+    table = Table(title=f'Synapse settings for {loaded.project_root}', show_lines=False)
+    table.add_column('Setting', style='bold')
+    table.add_column('Value')
+    table.add_column('Source')
+    table.add_column('Help', style='dim', overflow='fold')
+    for value in loaded.values:
+        origin = value.source if not value.origin else f'{value.source} ({value.origin})'
+        table.add_row(value.name, value.display(), origin, value.help)
+    console.print(table)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+# -- db -----------------------------------------------------------------------------------
+
+
+@db_app.command('upgrade')
+def db_upgrade(
+    revision: Annotated[str, typer.Argument(help='Target revision.')] = 'head',
+) -> None:
+    """Create or migrate Synapse's tables to the newest revision."""
+    from .store import Store, current_revision, upgrade
+
+    settings = _settings().settings
+    store = Store.open(settings.resolved_database_url, settings.attachments_dir)
+    try:
+        before = current_revision(store.engine)
+        after = upgrade(store.engine, revision)
+    finally:
+        store.close()
+    if before == after:
+        console.print(f'{store.dialect}: already at revision {after}.')
+    else:
+        console.print(f'{store.dialect}: upgraded from {before or "an empty database"} to {after}.')
+
+
+@db_app.command('current')
+def db_current() -> None:
+    """Show the database's revision and the newest one this Synapse knows."""
+    from .store import Store, current_revision, head_revision
+
+    settings = _settings().settings
+    store = Store.open(settings.resolved_database_url, settings.attachments_dir)
+    try:
+        current = current_revision(store.engine)
+    finally:
+        store.close()
+    head = head_revision()
+    state = 'up to date' if current == head else 'run `synapse db upgrade`'
+    console.print(f'{store.dialect}: revision {current or "none"} (newest {head}) — {state}.')
+
+
+# -- prune / clear ------------------------------------------------------------------------
+
+
+@app.command()
+def prune(
+    days: Annotated[
+        int | None, typer.Option(min=1, help='Remove conversations not updated for this many days.')
+    ] = None,
+    yes: Annotated[bool, typer.Option('--yes', '-y', help='Do not ask for confirmation.')] = False,
+) -> None:
+    """Delete old conversations with their messages, tool rows, ledger rows and files."""
+    from .store.setup import open_store
+
+    settings = _settings().settings
+    days = days or settings.retention_days
+    store = open_store(settings)
+    try:
+        count = store.count_older_than(days)
+        if count == 0:
+            console.print(f'Nothing to prune: no conversation is older than {days} days.')
+            return
+        if not _confirm(f'Delete {count} conversations not updated in {days} days?', yes):
+            raise typer.Exit(1)
+        _report_deletion(store.prune(days), f'(older than {days} days)')
+    finally:
+        store.close()
+
+
+@app.command()
+def clear(
+    yes: Annotated[bool, typer.Option('--yes', '-y', help='Do not ask for confirmation.')] = False,
+) -> None:
+    """Delete all conversation history, including attachment files."""
+    from .store.setup import open_store
+
+    settings = _settings().settings
+    store = open_store(settings)
+    try:
+        count = store.counts()['conversations']
+        if not _confirm(f'Delete all {count} conversations and their attachments?', yes):
+            raise typer.Exit(1)
+        _report_deletion(store.clear(), 'in all')
+    finally:
+        store.close()
+
+
+# -- init ---------------------------------------------------------------------------------
+
+
+@app.command()
+def init() -> None:
+    """Add a commented [tool.synapse] section to pyproject.toml and an example agent."""
+    from .project_init import init_project
+
+    for line in init_project(Path.cwd()):
+        console.print(line, markup=False, highlight=False)
+
+
+# -- entry point --------------------------------------------------------------------------
+
+
+def main() -> None:
+    """Run the `synapse` command."""
+    app()

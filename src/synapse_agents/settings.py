@@ -1,0 +1,318 @@
+"""Every Synapse setting, declared once.
+
+A setting is a field of `Settings`: its name, type, default and help text live here and nowhere
+else. Values come from, in order of precedence: command-line flags, `SYNAPSE_*` environment
+variables (a project's `.env` file included), the `[tool.synapse]` table of the project's
+`pyproject.toml`, then the default. `synapse settings` prints each value and where it came from.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from dotenv import dotenv_values
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+ENV_PREFIX = 'SYNAPSE_'
+PYPROJECT_TABLE = ('tool', 'synapse')
+
+Source = Literal['cli', 'env', 'dotenv', 'pyproject', 'default']
+
+
+class SettingsError(ValueError):
+    """A setting has a value Synapse cannot use; the message names the setting and its source."""
+
+
+def _split_list(value: Any) -> Any:
+    """Accept `a,b` (environment) as well as a TOML/JSON list."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped.startswith('['):
+            import json
+
+            return json.loads(stripped)
+        return [item.strip() for item in stripped.split(',') if item.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    """Synapse's configuration. Each field is one setting; its description is the help text."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra='ignore', validate_default=True)
+
+    home: Path = Field(
+        Path('.synapse'),
+        description='Folder for the embedded database and uploaded attachments '
+        '(relative paths are taken from the project root).',
+    )
+    database_url: str | None = Field(
+        None,
+        examples=['postgresql://postgres@127.0.0.1:5432/synapse'],
+        description='SQLAlchemy URL of the store. Unset: SQLite at <home>/synapse.db. '
+        'PostgreSQL: postgresql://user@host/db (needs the `postgres` extra).',
+    )
+    host: str = Field('127.0.0.1', description='Interface `synapse serve` binds to.')
+    port: int = Field(8765, ge=0, le=65535, description='Port `synapse serve` listens on.')
+    env: str = Field(
+        'local',
+        description='Environment name. `local` opens the dashboard without login on loopback; '
+        'anything else requires a token; `production` also requires `enabled = true`.',
+    )
+    enabled: bool | None = Field(
+        None, examples=[True], description='Must be set to true to run Synapse when env is `production`.'
+    )
+    token: SecretStr | None = Field(
+        None,
+        description='Access token for non-local use. Unset outside local mode: one is generated at start.',
+    )
+    agents: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description='Where to discover agents: module paths, module:attribute, .py files, folders or '
+        'agent spec files (comma-separated in the environment). Unset: ./agents, else the project.',
+    )
+    env_file: Path | None = Field(
+        None,
+        examples=['.env.local'],
+        description="An extra dotenv file loaded before agents are imported (after the project's .env).",
+    )
+    models: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description='Extra models offered in the playground model selector, e.g. openai:gpt-5 '
+        '(comma-separated in the environment).',
+    )
+    attachments_max_bytes: int = Field(
+        20 * 1024 * 1024, gt=0, description='Largest attachment accepted, in bytes.'
+    )
+    retention_days: int = Field(
+        30, gt=0, description='Conversations not updated for this many days are removed by `synapse prune`.'
+    )
+    auto_prune: bool = Field(
+        False, description='When true, `synapse serve` prunes conversations older than retention_days daily.'
+    )
+
+    _agents_split = field_validator('agents', 'models', mode='before')(_split_list)
+
+    @field_validator('database_url', 'env_file', 'enabled', 'token', mode='before')
+    @classmethod
+    def _empty_is_unset(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # `load_settings` merges the sources itself (flags > environment > pyproject > default), so
+        # that it can say where each value came from; the model only validates the merged values.
+        return (init_settings,)
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL with the SQLite default filled in and the PostgreSQL driver named."""
+        if not self.database_url:
+            return f'sqlite:///{self.home / "synapse.db"}'
+        url = self.database_url
+        for prefix in ('postgres://', 'postgresql://'):
+            if url.startswith(prefix):
+                return 'postgresql+psycopg://' + url[len(prefix) :]
+        return url
+
+    @property
+    def attachments_dir(self) -> Path:
+        """Where uploaded files are kept."""
+        return self.home / 'attachments'
+
+    @property
+    def is_production(self) -> bool:
+        return self.env.lower() == 'production'
+
+
+SETTING_NAMES: tuple[str, ...] = tuple(Settings.model_fields)
+
+
+@dataclass(frozen=True)
+class SettingValue:
+    """One setting as loaded: its value, where the value came from, and its help text."""
+
+    name: str
+    value: Any
+    source: Source
+    origin: str
+    help: str
+
+    @property
+    def env_var(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    def display(self) -> str:
+        if isinstance(self.value, SecretStr):
+            return '********'
+        if self.value is None:
+            return '—'
+        if isinstance(self.value, list):
+            return ', '.join(str(v) for v in self.value) or '—'
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    """Settings plus the project they belong to and where each value came from."""
+
+    settings: Settings
+    project_root: Path
+    pyproject: Path | None
+    values: tuple[SettingValue, ...]
+    dotenv_files: tuple[Path, ...]
+
+
+def find_project_root(start: Path | None = None) -> tuple[Path, Path | None]:
+    """The folder of the nearest `pyproject.toml` at or above `start`, else `start` itself."""
+    start = (start or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        candidate = folder / 'pyproject.toml'
+        if candidate.is_file():
+            return folder, candidate
+    return start, None
+
+
+def _read_pyproject_table(pyproject: Path | None) -> dict[str, Any]:
+    if pyproject is None:
+        return {}
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding='utf-8'))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f'cannot read {pyproject}: {exc}') from exc
+    table: Any = data
+    for key in PYPROJECT_TABLE:
+        table = table.get(key, {}) if isinstance(table, dict) else {}
+    if not isinstance(table, dict):
+        raise SettingsError(f'[tool.synapse] in {pyproject} must be a table')
+    unknown = sorted(set(table) - set(SETTING_NAMES))
+    if unknown:
+        raise SettingsError(
+            f'unknown setting {unknown[0]!r} in [tool.synapse] of {pyproject} '
+            f'(known settings: {", ".join(SETTING_NAMES)})'
+        )
+    return dict(table)
+
+
+def _load_dotenv_files(files: list[Path]) -> dict[str, str]:
+    """Put the files' variables into os.environ without overriding what is already set.
+
+    Returns the variables this call set, so their source can be reported as `dotenv`.
+    """
+    loaded: dict[str, str] = {}
+    for path in files:
+        if not path.is_file():
+            continue
+        for key, value in dotenv_values(path).items():
+            if value is not None and key not in os.environ:
+                os.environ[key] = value
+                loaded[key] = value
+    return loaded
+
+
+def load_settings(
+    overrides: dict[str, Any] | None = None,
+    *,
+    cwd: Path | None = None,
+    load_dotenv: bool = True,
+) -> LoadedSettings:
+    """Load every setting for the project at (or above) `cwd`.
+
+    `overrides` are command-line values (None means "not given"). With `load_dotenv`, the
+    project's `.env` and the `env_file` setting's file are loaded into the environment first,
+    never overriding variables already set, so agents imported later see the same keys.
+    """
+    root, pyproject = find_project_root(cwd)
+    cli = {k: v for k, v in (overrides or {}).items() if v is not None}
+    table = _read_pyproject_table(pyproject)
+
+    dotenv_files: list[Path] = []
+    dotenv_loaded: dict[str, str] = {}
+    if load_dotenv:
+        env_file = cli.get('env_file') or os.environ.get(ENV_PREFIX + 'ENV_FILE') or table.get('env_file')
+        dotenv_files = [root / '.env']
+        if env_file:
+            dotenv_files.append(_resolve(Path(env_file), root))
+        dotenv_loaded = _load_dotenv_files(dotenv_files)
+
+    from_env = EnvSettingsSource(Settings)()
+    try:
+        settings = Settings(**{**table, **from_env, **cli})
+    except ValueError as exc:
+        raise SettingsError(_describe_validation_error(exc, table, cli)) from exc
+
+    # Relative paths mean "in the project", wherever synapse was started from.
+    settings.home = _resolve(settings.home, root)
+    if settings.env_file is not None:
+        settings.env_file = _resolve(settings.env_file, root)
+
+    values = []
+    for name, field in Settings.model_fields.items():
+        env_var = ENV_PREFIX + name.upper()
+        source: Source
+        if name in cli:
+            source, origin = 'cli', 'command line'
+        elif env_var in dotenv_loaded:
+            source, origin = 'dotenv', env_var
+        elif env_var in os.environ:
+            source, origin = 'env', env_var
+        elif name in table:
+            source, origin = 'pyproject', str(pyproject)
+        else:
+            source, origin = 'default', ''
+        values.append(SettingValue(name, getattr(settings, name), source, origin, field.description or ''))
+    found = tuple(p for p in dotenv_files if p.is_file())
+    return LoadedSettings(settings, root, pyproject, tuple(values), found)
+
+
+def _resolve(path: Path, root: Path) -> Path:
+    path = path.expanduser()
+    return path if path.is_absolute() else (root / path).resolve()
+
+
+def _describe_validation_error(exc: ValueError, table: dict[str, Any], cli: dict[str, Any]) -> str:
+    """One line naming the first bad setting and where its value came from."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    error = exc.errors()[0]
+    name = str(error['loc'][0]) if error['loc'] else '?'
+    env_var = ENV_PREFIX + name.upper()
+    where = (
+        'the command line'
+        if name in cli
+        else env_var
+        if env_var in os.environ
+        else '[tool.synapse]'
+        if name in table
+        else 'the default'
+    )
+    return f'invalid setting {name!r} from {where}: {error["msg"]}'
+
+
+def settings_markdown() -> str:
+    """The settings table of docs/configuration.md, generated from the registry."""
+    rows = ['| Setting | Environment variable | Default | Description |', '|---|---|---|---|']
+    for name, field in Settings.model_fields.items():
+        default = field.get_default(call_default_factory=True)
+        shown = '—' if default in (None, []) else f'`{default}`'
+        rows.append(f'| `{name}` | `{ENV_PREFIX}{name.upper()}` | {shown} | {field.description} |')
+    return '\n'.join(rows) + '\n'

@@ -1,0 +1,1 @@
+"""Alembic migrations for Synapse's tables, applied programmatically (see `store.migrate`)."""

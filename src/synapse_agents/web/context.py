@@ -1,0 +1,33 @@
+"""What a running Synapse server holds: settings, the store, and the agent catalog."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import Request
+
+from ..settings import LoadedSettings
+from ..store import Store
+
+
+@dataclass
+class SynapseContext:
+    """Shared state of one app instance, reachable from every route via `get_context`."""
+
+    loaded: LoadedSettings
+    store: Store
+    targets: list[str] = field(default_factory=list)
+    catalog: Any = None
+    started_at: float = field(default_factory=time.time)
+
+    @property
+    def settings(self) -> Any:
+        return self.loaded.settings
+
+
+def get_context(request: Request) -> SynapseContext:
+    """FastAPI dependency: the context of the app serving this request."""
+    context: SynapseContext = request.app.state.synapse
+    return context

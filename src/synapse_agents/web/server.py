@@ -1,0 +1,72 @@
+"""Running the app under uvicorn for `synapse serve`."""
+
+from __future__ import annotations
+
+import threading
+import time
+import webbrowser
+
+import uvicorn
+from rich.console import Console
+
+from .. import __version__
+from ..settings import LoadedSettings
+from ..store.setup import open_store
+from .app import create_app
+from .context import SynapseContext
+
+DEMO_TARGET = 'synapse_agents.demo'
+
+
+def build_context(loaded: LoadedSettings, *, demo: bool = False) -> SynapseContext:
+    """Open the store (migrating the SQLite default) and collect the discovery targets.
+
+    `--demo` adds the demo agents; with no other target given, only they are served.
+    """
+    store = open_store(loaded.settings, auto_upgrade=True)
+    targets = list(loaded.settings.agents)
+    if demo and DEMO_TARGET not in targets:
+        targets.append(DEMO_TARGET)
+    return SynapseContext(loaded=loaded, store=store, targets=targets)
+
+
+def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, console: Console) -> None:
+    """Serve until interrupted."""
+    settings = loaded.settings
+    context = build_context(loaded, demo=demo)
+    app = create_app(context)
+    url = f'http://{_display_host(settings.host)}:{settings.port}/'
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level='warning',
+        access_log=False,
+        # Streams must not sit in a buffer: no compression middleware, small write chunks.
+        timeout_graceful_shutdown=3,
+    )
+    server = uvicorn.Server(config)
+    database = context.store.engine.url.render_as_string(hide_password=True)
+    console.print(f'[bold]Synapse {__version__}[/bold] serving on [link={url}]{url}[/link]')
+    console.print(f'  database  {database}')
+    console.print(f'  agents    {", ".join(context.targets) or "(project default)"}')
+    if open_browser:
+        threading.Thread(target=_open_when_started, args=(server, url), daemon=True).start()
+    try:
+        server.run()
+    finally:
+        context.store.close()
+
+
+def _display_host(host: str) -> str:
+    if host in ('0.0.0.0', '::'):
+        return '127.0.0.1'
+    return f'[{host}]' if ':' in host else host
+
+
+def _open_when_started(server: uvicorn.Server, url: str) -> None:
+    for _ in range(200):
+        if server.started:
+            webbrowser.open(url)
+            return
+        time.sleep(0.05)

@@ -1,0 +1,251 @@
+"""Shared fixtures: an isolated home per test, the store on SQLite and/or PostgreSQL, apps.
+
+`--db sqlite` (default), `--db postgresql` or `--db all` choose the databases the
+`store`-based tests run on. PostgreSQL comes from SYNAPSE_TEST_POSTGRES_URL
+(default postgresql://postgres@127.0.0.1:5432/test); each test run gets its own database.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pydantic_ai.models
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from synapse_agents.settings import LoadedSettings, load_settings
+from synapse_agents.store import Store, upgrade
+from synapse_agents.store.models import Base
+from synapse_agents.web import SynapseContext, create_app
+
+# No test may reach a real provider; FunctionModel, TestModel and the demo model still work.
+pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+
+DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test'
+PROVIDER_KEYS = (
+    'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'GROQ_API_KEY',
+    'MISTRAL_API_KEY',
+    'CO_API_KEY',
+    'DEEPSEEK_API_KEY',
+    'OPENROUTER_API_KEY',
+    'XAI_API_KEY',
+    'AWS_ACCESS_KEY_ID',
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        '--db',
+        choices=('sqlite', 'postgresql', 'all'),
+        default='sqlite',
+        help='Databases to run store tests on (PostgreSQL from SYNAPSE_TEST_POSTGRES_URL).',
+    )
+
+
+def selected_dialects(config: pytest.Config) -> list[str]:
+    choice = config.getoption('--db')
+    return ['sqlite', 'postgresql'] if choice == 'all' else [choice]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if 'dialect' in metafunc.fixturenames:
+        dialects = selected_dialects(metafunc.config)
+        marks = {'postgresql': [pytest.mark.postgresql], 'sqlite': []}
+        metafunc.parametrize(
+            'dialect', [pytest.param(d, id=d, marks=marks[d]) for d in dialects], scope='session'
+        )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return int(sock.getsockname()[1])
+
+
+# -- isolation ----------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test runs in its own empty project folder with its own SYNAPSE_HOME and no keys."""
+    for name in list(os.environ):
+        if name.startswith('SYNAPSE_') and name != 'SYNAPSE_TEST_POSTGRES_URL':
+            monkeypatch.delenv(name)
+    for name in PROVIDER_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    project = tmp_path / 'project'
+    project.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv('SYNAPSE_HOME', str(tmp_path / 'home'))
+    return project
+
+
+# -- databases ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope='session')
+def postgres_server_url() -> str:
+    return os.environ.get('SYNAPSE_TEST_POSTGRES_URL', DEFAULT_POSTGRES_URL)
+
+
+@pytest.fixture(scope='session')
+def postgres_database(postgres_server_url: str) -> Iterator[str]:
+    """A fresh PostgreSQL database for this test session, dropped at the end."""
+    url = make_url(postgres_server_url.replace('postgresql://', 'postgresql+psycopg://', 1))
+    name = f'synapse_test_{uuid.uuid4().hex[:10]}'
+    admin = create_engine(url, isolation_level='AUTOCOMMIT')
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE {name}'))
+    except Exception as exc:  # pragma: no cover - only without a server
+        pytest.fail(f'PostgreSQL tests need a server at {postgres_server_url}: {exc}')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS {name} WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(scope='session')
+def migrated_postgres(request: pytest.FixtureRequest) -> str:
+    url: str = request.getfixturevalue('postgres_database')
+    store = Store.open(url, Path('/nonexistent'))
+    upgrade(store.engine)
+    store.close()
+    return url
+
+
+@pytest.fixture
+def database_url(dialect: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """An empty, migrated database of the given dialect."""
+    if dialect == 'sqlite':
+        return f'sqlite:///{tmp_path / "home" / "synapse.db"}'
+    url: str = request.getfixturevalue('migrated_postgres')
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        tables = ', '.join(table.name for table in Base.metadata.sorted_tables)
+        connection.execute(text(f'TRUNCATE {tables}'))
+    engine.dispose()
+    return url
+
+
+@pytest.fixture
+def store(database_url: str, tmp_path: Path) -> Iterator[Store]:
+    """A migrated store on each selected database, with attachments under the test's home."""
+    store = Store.open(database_url, tmp_path / 'home' / 'attachments')
+    upgrade(store.engine)
+    yield store
+    store.close()
+
+
+# -- apps ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def settings(store: Store, monkeypatch: pytest.MonkeyPatch) -> LoadedSettings:
+    monkeypatch.setenv('SYNAPSE_DATABASE_URL', store.engine.url.render_as_string(hide_password=False))
+    return load_settings()
+
+
+@pytest.fixture
+def context(settings: LoadedSettings, store: Store) -> SynapseContext:
+    return SynapseContext(loaded=settings, store=store)
+
+
+@pytest.fixture
+def client(context: SynapseContext) -> Iterator[TestClient]:
+    """An in-process client for the app (lifespan included)."""
+    with TestClient(create_app(context)) as client:
+        yield client
+
+
+# -- real servers -------------------------------------------------------------------------
+
+
+class LiveServer:
+    """A `synapse serve` subprocess on a free port."""
+
+    def __init__(self, process: subprocess.Popen[str], url: str, log: Path) -> None:
+        self.process = process
+        self.url = url
+        self.log = log
+
+    def output(self) -> str:
+        return self.log.read_text(errors='replace') if self.log.exists() else ''
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+def start_server(
+    args: list[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = 30
+) -> LiveServer:
+    """Start `synapse serve ARGS` and wait until /api/health answers."""
+    port = free_port()
+    log = cwd / f'serve-{port}.log'
+    full_env = {**os.environ, **(env or {}), 'PYTHONUNBUFFERED': '1'}
+    with log.open('w') as handle:
+        process = subprocess.Popen(
+            [sys.executable, '-m', 'synapse_agents', 'serve', '--port', str(port), *args],
+            cwd=cwd,
+            env=full_env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    server = LiveServer(process, f'http://127.0.0.1:{port}', log)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f'synapse serve exited with {process.returncode}:\n{server.output()}')
+        try:
+            if httpx.get(server.url + '/api/health', timeout=1).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f'synapse serve did not answer within {timeout}s:\n{server.output()}')
+
+
+@pytest.fixture
+def live_server(isolated_env: Path) -> Iterator[Any]:
+    """A factory: `live_server(['--demo'])` starts a real server; all are stopped after the test."""
+    servers: list[LiveServer] = []
+
+    def start(args: list[str] | None = None, **kwargs: Any) -> LiveServer:
+        kwargs.setdefault('cwd', isolated_env)
+        server = start_server(args or [], **kwargs)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return 'asyncio'

@@ -1,0 +1,213 @@
+"""The store on every selected database: migrations, round trips, cascades, retention."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect, select, text
+
+from synapse_agents.settings import Settings
+from synapse_agents.store import (
+    Conversation,
+    LlmCall,
+    Message,
+    Store,
+    ToolInvocation,
+    current_revision,
+    head_revision,
+    upgrade,
+)
+from synapse_agents.store.migrate import VERSION_TABLE, downgrade
+from synapse_agents.store.models import Base
+from synapse_agents.store.setup import StoreNotReady, open_store
+
+
+def test_migrations_up_down_up(store: Store) -> None:
+    assert current_revision(store.engine) == head_revision()
+    tables = set(inspect(store.engine).get_table_names())
+    assert {'conversations', 'messages', 'tool_invocations', 'llm_calls', VERSION_TABLE} <= tables
+    downgrade(store.engine, 'base')
+    assert current_revision(store.engine) is None
+    assert 'conversations' not in inspect(store.engine).get_table_names()
+    assert upgrade(store.engine) == head_revision()
+
+
+def test_migrations_match_the_models(store: Store) -> None:
+    with store.engine.connect() as connection:
+        context = MigrationContext.configure(
+            connection, opts={'compare_type': True, 'version_table': VERSION_TABLE}
+        )
+        diff = compare_metadata(context, Base.metadata)
+    assert diff == []
+
+
+def test_history_list_indexes_exist(store: Store) -> None:
+    indexes = {ix['name'] for ix in inspect(store.engine).get_indexes('conversations')}
+    assert {
+        'ix_conversations_updated_at',
+        'ix_conversations_agent_updated',
+        'ix_conversations_error_updated',
+    } <= indexes
+    tool_indexes = {ix['name'] for ix in inspect(store.engine).get_indexes('tool_invocations')}
+    assert 'ix_tool_invocations_name_conversation' in tool_indexes
+
+
+def test_sqlite_runs_in_wal_mode_with_busy_timeout(tmp_path: Path) -> None:
+    store = Store.open(f'sqlite:///{tmp_path / "s.db"}', tmp_path)
+    with store.engine.connect() as connection:
+        assert connection.execute(text('PRAGMA journal_mode')).scalar() == 'wal'
+        assert connection.execute(text('PRAGMA busy_timeout')).scalar() == 10_000
+    store.close()
+
+
+def fill_conversation(store: Store, *, files: int = 2) -> Conversation:
+    conversation = store.create_conversation(agent_key='demo.support', agent_name='support', title='Hello')
+    with store.write() as session:
+        user = Message(
+            conversation_id=conversation.id,
+            role='user',
+            content='Where is order 42?',
+            attachments=[{'name': 'a.txt', 'path': f'{conversation.id}/x/0-a.txt', 'size': 3}],
+        )
+        session.add(user)
+        session.add(
+            Message(
+                conversation_id=conversation.id,
+                role='assistant',
+                content='Shipped.',
+                model_messages=[{'kind': 'response', 'parts': []}],
+                usage={'input_tokens': 10, 'output_tokens': 3},
+                input_tokens=10,
+                output_tokens=3,
+                cost=None,
+                meta={'model': 'synapse-demo', 'provider': 'synapse'},
+            )
+        )
+        session.add(
+            ToolInvocation(
+                conversation_id=conversation.id,
+                tool_call_id='call_1',
+                name='lookup_order',
+                arguments={'order_id': '42'},
+                result={'status': 'shipped', 'nested': [1, 2]},
+                status='success',
+            )
+        )
+        session.add(
+            LlmCall(conversation_id=conversation.id, module='chat', provider='synapse', input_tokens=10)
+        )
+    folder = store.conversation_files_dir(conversation.id) / 'x'
+    folder.mkdir(parents=True)
+    for index in range(files):
+        (folder / f'{index}-a.txt').write_bytes(b'abc')
+    return conversation
+
+
+def test_round_trip_keeps_json_and_utc_times(store: Store) -> None:
+    conversation = fill_conversation(store)
+    loaded = store.get_conversation(conversation.id)
+    assert loaded is not None
+    assert loaded.title == 'Hello'
+    assert loaded.created_at.tzinfo is not None
+    assert abs(loaded.created_at - datetime.now(UTC)) < timedelta(minutes=1)
+    messages = store.messages(conversation.id)
+    assert [m.role for m in messages] == ['user', 'assistant']
+    assert messages[0].attachments[0]['name'] == 'a.txt'
+    assert messages[1].meta == {'model': 'synapse-demo', 'provider': 'synapse'}
+    assert messages[1].cost is None
+    tools = store.tool_invocations(conversation.id)
+    assert tools[0].result == {'status': 'shipped', 'nested': [1, 2]}
+    assert tools[0].started_at.tzinfo is not None
+
+
+def test_ids_are_time_ordered(store: Store) -> None:
+    first = store.create_conversation(agent_key='a')
+    second = store.create_conversation(agent_key='a')
+    assert first.id < second.id
+    assert len(first.id) == 36
+
+
+def test_rename(store: Store) -> None:
+    conversation = store.create_conversation(agent_key='a', title='old')
+    renamed = store.rename_conversation(conversation.id, 'new title')
+    assert renamed is not None and renamed.title == 'new title'
+    assert store.get_conversation(conversation.id).title == 'new title'  # type: ignore[union-attr]
+    assert store.rename_conversation('missing', 'x') is None
+
+
+def test_delete_cascades_to_rows_and_files(store: Store) -> None:
+    keep = fill_conversation(store, files=1)
+    gone = fill_conversation(store, files=2)
+    report = store.delete_conversation(gone.id)
+    assert report.as_dict() == {
+        'conversations': 1,
+        'messages': 2,
+        'tool_invocations': 1,
+        'llm_calls': 1,
+        'files': 2,
+        'bytes': 6,
+    }
+    assert not store.conversation_files_dir(gone.id).exists()
+    assert store.get_conversation(gone.id) is None
+    with store.read() as session:
+        assert session.scalars(select(Message).where(Message.conversation_id == gone.id)).all() == []
+        assert session.scalars(select(LlmCall).where(LlmCall.conversation_id == gone.id)).all() == []
+    assert store.get_conversation(keep.id) is not None
+    assert store.conversation_files_dir(keep.id).exists()
+    assert len(store.messages(keep.id)) == 2
+
+
+def test_prune_removes_only_old_conversations(store: Store) -> None:
+    old = fill_conversation(store)
+    fresh = fill_conversation(store)
+    with store.write() as session:
+        row = session.get(Conversation, old.id)
+        assert row is not None
+        row.updated_at = datetime.now(UTC) - timedelta(days=10)
+    assert store.count_older_than(7) == 1
+    report = store.prune(7)
+    assert report.conversations == 1 and report.messages == 2 and report.files == 2
+    assert store.get_conversation(old.id) is None
+    assert store.get_conversation(fresh.id) is not None
+    assert store.prune(7).rows == 0
+
+
+def test_clear_removes_everything_including_orphans(store: Store) -> None:
+    fill_conversation(store)
+    fill_conversation(store)
+    with store.write() as session:
+        session.add(Message(conversation_id='orphan', role='user', content='left behind'))
+        session.add(LlmCall(conversation_id=None, module='task', input_tokens=1))
+    orphan_file = store.attachments_dir / 'orphan' / 'f.bin'
+    orphan_file.parent.mkdir(parents=True)
+    orphan_file.write_bytes(b'12345')
+    report = store.clear()
+    assert report.conversations == 2
+    assert report.messages == 5
+    assert report.files == 5
+    counts = store.counts()
+    assert counts['conversations'] == 0 and counts['messages'] == 0 and counts['tool_invocations'] == 0
+    # Ledger rows that belong to no conversation are accounting, not history: they stay.
+    assert counts['llm_calls'] == 1
+    assert list(store.attachments_dir.iterdir()) == []
+
+
+def test_open_store_migrates_sqlite_but_not_postgres(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    settings = Settings(home=tmp_path / 'fresh')
+    store = open_store(settings)
+    assert current_revision(store.engine) == head_revision()
+    store.close()
+    if 'postgresql' in request.config.getoption('--db') or request.config.getoption('--db') == 'all':
+        url = request.getfixturevalue('postgres_database')
+        engine_store = Store.open(url, tmp_path)
+        downgrade(engine_store.engine, 'base')
+        engine_store.close()
+        with pytest.raises(StoreNotReady, match='run `synapse db upgrade`'):
+            open_store(Settings(database_url=url, home=tmp_path))
+        engine_store = Store.open(url, tmp_path)
+        upgrade(engine_store.engine)
+        engine_store.close()
