@@ -64,6 +64,12 @@ class Settings(BaseSettings):
     )
     host: str = Field('127.0.0.1', description='Interface `synapse serve` binds to.')
     port: int = Field(8765, ge=0, le=65535, description='Port `synapse serve` listens on.')
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description='Host names the server answers to besides loopback (e.g. a dev proxy name; '
+        '`*.example.com` wildcards allowed; comma-separated in the environment). '
+        'Guards against DNS rebinding.',
+    )
     env: str = Field(
         'local',
         description='Environment name. `local` opens the dashboard without login on loopback; '
@@ -94,6 +100,15 @@ class Settings(BaseSettings):
     attachments_max_bytes: int = Field(
         20 * 1024 * 1024, gt=0, description='Largest attachment accepted, in bytes.'
     )
+    max_attachments: int = Field(10, ge=0, le=100, description='Most files one chat message may carry.')
+    max_message_chars: int = Field(100_000, gt=0, description='Longest chat message accepted, in characters.')
+    max_request_bytes: int | None = Field(
+        None,
+        gt=0,
+        examples=[104857600],
+        description='Largest request body accepted, in bytes. Unset: enough for max_attachments '
+        'files of attachments_max_bytes each plus the message.',
+    )
     retention_days: int = Field(
         30, gt=0, description='Conversations not updated for this many days are removed by `synapse prune`.'
     )
@@ -101,9 +116,9 @@ class Settings(BaseSettings):
         False, description='When true, `synapse serve` prunes conversations older than retention_days daily.'
     )
 
-    _agents_split = field_validator('agents', 'models', mode='before')(_split_list)
+    _agents_split = field_validator('agents', 'models', 'allowed_hosts', mode='before')(_split_list)
 
-    @field_validator('database_url', 'env_file', 'enabled', 'token', mode='before')
+    @field_validator('database_url', 'env_file', 'enabled', 'token', 'max_request_bytes', mode='before')
     @classmethod
     def _empty_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
@@ -131,6 +146,17 @@ class Settings(BaseSettings):
             if url.startswith(prefix):
                 return 'postgresql+psycopg://' + url[len(prefix) :]
         return url
+
+    @property
+    def request_limit(self) -> int:
+        """The request body cap in bytes (see `max_request_bytes`)."""
+        if self.max_request_bytes:
+            return self.max_request_bytes
+        return (
+            self.attachments_max_bytes * max(self.max_attachments, 1)
+            + self.max_message_chars * 4
+            + 1024 * 1024
+        )
 
     @property
     def attachments_dir(self) -> Path:
