@@ -63,7 +63,7 @@ ERRORS: list[tuple[str, type[ModelAPIError], int]] = [
     ('simulate an auth error', ModelAuthenticationError, 401),
     ('my invalid key', ModelAuthenticationError, 401),
     ('overflow the context window', ModelContextWindowExceededError, 400),
-    ('this prompt is too long', ModelContextWindowExceededError, 400),
+    ('this prompt blows the context window', ModelContextWindowExceededError, 400),
     ('give me a server error', ModelServerError, 500),
     ('the service unavailable case', ModelUnavailableError, 503),
 ]
@@ -98,7 +98,7 @@ async def test_rate_limit_carries_retry_after() -> None:
 
 async def test_context_window_error_quotes_the_window() -> None:
     with pytest.raises(ModelContextWindowExceededError) as info:
-        await Agent(DemoModel(chunk_delay=0, context_window=1000)).run('too long')
+        await Agent(DemoModel(chunk_delay=0, context_window=1000)).run('exceed the context window')
     assert '1000 tokens' in str(info.value)
 
 

@@ -67,7 +67,7 @@ DEMO_TRIGGERS: tuple[DemoTrigger, ...] = (
         'Fails with HTTP 401: the API key was rejected.', 401, 'ModelAuthenticationError',
     ),
     DemoTrigger(
-        'context_window', ('context window', 'context length', 'too long'), 'error',
+        'context_window', ('context window', 'context length'), 'error',
         'Fails with HTTP 400: the prompt exceeds the context window.', 400, 'ModelContextWindowExceededError',
     ),
     DemoTrigger(
@@ -75,11 +75,11 @@ DEMO_TRIGGERS: tuple[DemoTrigger, ...] = (
         'Fails with HTTP 404: the model does not exist.', 404, 'ModelNotFoundError',
     ),
     DemoTrigger(
-        'unavailable', ('service unavailable', 'overloaded', 'error 503'), 'error',
+        'unavailable', ('service unavailable', 'error 503'), 'error',
         'Fails with HTTP 503: the provider is overloaded.', 503, 'ModelUnavailableError',
     ),
     DemoTrigger(
-        'server_error', ('server error', 'internal error', 'error 500'), 'error',
+        'server_error', ('server error', 'error 500'), 'error',
         'Fails with HTTP 500: the provider had an internal error.', 500, 'ModelServerError',
     ),
     DemoTrigger(

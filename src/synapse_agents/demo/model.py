@@ -12,10 +12,10 @@ Trigger phrases in the user's latest prompt (case-insensitive; listed in ``DEMO_
 - ``rate limit`` / ``too many requests`` → ``ModelHTTPError`` 429 (``ModelRateLimitError``, Retry-After 20)
 - ``quota exceeded`` / ``out of credits`` → 402 (``ModelQuotaExceededError``)
 - ``auth error`` / ``invalid key`` / ``invalid api key`` → 401 (``ModelAuthenticationError``)
-- ``context window`` / ``context length`` / ``too long`` → 400 (``ModelContextWindowExceededError``)
+- ``context window`` / ``context length`` → 400 (``ModelContextWindowExceededError``)
 - ``model not found`` → 404 (``ModelNotFoundError``)
-- ``service unavailable`` / ``overloaded`` / ``error 503`` → 503 (``ModelUnavailableError``)
-- ``server error`` / ``internal error`` / ``error 500`` → 500 (``ModelServerError``)
+- ``service unavailable`` / ``error 503`` → 503 (``ModelUnavailableError``)
+- ``server error`` / ``error 500`` → 500 (``ModelServerError``)
 - ``fail mid-stream`` / ``break the stream`` → streams part of the answer, then 500 with ``in_stream=True``
 - ``what did I say`` / ``previous message`` / ``first message`` → quotes the earlier user message
 - ``search the web`` / ``web search`` (agent with a native ``WebSearchTool``) → native search, offline results
