@@ -130,6 +130,36 @@ def serve(
     run_server(loaded, demo=demo, open_browser=open_browser, console=console)
 
 
+# -- agents -------------------------------------------------------------------------------
+
+
+@app.command('agents')
+def agents_command(
+    targets: Annotated[
+        list[str] | None,
+        typer.Argument(help='Where to find agents: modules, module:attr, .py files, folders, spec files.'),
+    ] = None,
+    as_json: Annotated[bool, typer.Option('--json', help='Print the JSON of GET /api/agents.')] = False,
+    demo: Annotated[bool, typer.Option('--demo', help='Include the offline demo agents.')] = False,
+    env_file: Annotated[Path | None, typer.Option(help='Extra dotenv file to load before agents.')] = None,
+    tracebacks: Annotated[bool, typer.Option('--tracebacks', help="Show each problem's traceback.")] = False,
+) -> None:
+    """List the agents Synapse discovers, with their model, tools and problems."""
+    from .discovery import Catalog
+    from .discovery.report import print_report
+    from .web.server import DEMO_TARGET
+
+    loaded = _settings(env_file=env_file, agents=list(targets) if targets else None)
+    chosen = list(loaded.settings.agents)
+    if demo and DEMO_TARGET not in chosen:
+        chosen.append(DEMO_TARGET)
+    snapshot = Catalog(chosen, loaded.project_root).scan()
+    if as_json:
+        typer.echo(json.dumps(snapshot.listing().model_dump(mode='json'), indent=2))
+        return
+    print_report(snapshot, console, tracebacks=tracebacks)
+
+
 # -- settings -----------------------------------------------------------------------------
 
 

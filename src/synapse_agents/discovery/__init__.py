@@ -1,0 +1,21 @@
+"""Agent discovery: find every `pydantic_ai.Agent` in a project, safely, with hot reload.
+
+`Catalog(targets, project_root).scan()` imports the targets (modules, `module:attribute`, `.py`
+files, folders, agent spec files), lists every module-level agent with a stable slug and its full
+`AgentInfo`, and reports what could not be loaded as problems. A second scan re-imports only the
+files that changed. See docs/discovery.md.
+"""
+
+from .catalog import Catalog, CatalogSnapshot, DiscoveredAgent
+from .models import AgentCard, AgentInfo, AgentList, AgentProblem, DiscoveryProblem
+
+__all__ = [
+    'AgentCard',
+    'AgentInfo',
+    'AgentList',
+    'AgentProblem',
+    'Catalog',
+    'CatalogSnapshot',
+    'DiscoveredAgent',
+    'DiscoveryProblem',
+]

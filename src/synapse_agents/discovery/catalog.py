@@ -1,0 +1,170 @@
+"""The catalog: discovery's entry point, a thread-safe scan that is cheap when nothing changed.
+
+`Catalog.scan()` first stats every path the previous scan depended on (module files, scanned
+folders, spec files, `.env` files, the folders a missing target would appear in) and checks whether
+the provider keys agents lack have appeared. When nothing changed it returns the previous snapshot
+as it is: no import, no inspection. Otherwise it re-imports the changed modules and their
+dependents (`reload`), collects candidates from the targets (`collect`), and builds a new snapshot,
+re-inspecting only agent objects it has not seen before.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dotenv import dotenv_values
+from pydantic_ai import Agent
+
+from . import keys
+from .assemble import Assembler, BuiltAgent
+from .collect import Collector
+from .models import AgentCard, AgentInfo, AgentList, DiscoveryProblem
+from .reload import ReloadTracker, Stamp, stamp
+from .targets import Target, default_targets, parse_target
+
+
+@dataclass
+class DiscoveredAgent:
+    """One agent of the catalog, with what the chat engine needs to run it."""
+
+    slug: str
+    name: str
+    module: str
+    attribute: str
+    agent: Agent[Any, Any]
+    info: AgentInfo
+    """`info.model_dump(mode='json')` is the `GET /api/agents/{slug}` payload."""
+    stateless: bool
+    deps_factory: Callable[[], Any] | None
+    """Zero-argument callable returning the deps; it may return an awaitable."""
+    deps_required: bool
+    missing_env: str | None
+    """The provider key variable the agent's own model lacks, e.g. 'OPENAI_API_KEY'."""
+    file: Path | None = None
+
+    @property
+    def card(self) -> AgentCard:
+        """The landing-page card."""
+        return self.info.card()
+
+
+@dataclass
+class CatalogSnapshot:
+    """The agents and problems of one scan. Immutable by convention: a new scan makes a new one."""
+
+    agents: list[DiscoveredAgent]
+    problems: list[DiscoveryProblem]
+    targets: list[str]
+    project_root: Path = field(default_factory=Path.cwd)
+    _by_slug: dict[str, DiscoveredAgent] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_slug = {agent.slug: agent for agent in self.agents}
+
+    def get(self, slug: str) -> DiscoveredAgent | None:
+        """The agent with this slug, or None."""
+        return self._by_slug.get(slug)
+
+    def listing(self) -> AgentList:
+        """The `GET /api/agents` payload."""
+        return AgentList(
+            agents=[agent.card for agent in self.agents],
+            problems=self.problems,
+            targets=self.targets,
+            project_root=str(self.project_root),
+        )
+
+
+class Catalog:
+    """Discovers the agents of `targets` (none: `./agents` if present, else the project)."""
+
+    def __init__(self, targets: Sequence[str], project_root: Path, *, env_files: Sequence[Path] = ()) -> None:
+        self.project_root = Path(project_root).resolve()
+        self._targets = [target for target in targets if target.strip()]
+        self._lock = threading.Lock()
+        self._tracker = ReloadTracker()
+        self._collector = Collector(self.project_root, self._tracker)
+        self._assembler = Assembler(self.project_root)
+        self._env_files = {Path(path).resolve(): stamp(path) for path in env_files}
+        self._watch: dict[Path, Stamp | None] = {}
+        self._env_vars: dict[str, bool] = {}
+        self._snapshot: CatalogSnapshot | None = None
+        self.rebuilds = 0
+        """How many scans re-collected (for tests and benchmarks; a warm scan does not count)."""
+
+    @property
+    def targets(self) -> list[str]:
+        """The targets as given, or the defaults."""
+        return list(self._targets) or default_targets(self.project_root)
+
+    def scan(self) -> CatalogSnapshot:
+        """The current agents: re-imports only changed files; cheap when nothing changed."""
+        with self._lock:
+            if self._snapshot is None or self._changed():
+                self._snapshot = self._rebuild()
+            return self._snapshot
+
+    def _changed(self) -> bool:
+        for path, previous in self._watch.items():
+            if stamp(path) != previous:
+                return True
+        return any((name in os.environ) != present for name, present in self._env_vars.items())
+
+    def _rebuild(self) -> CatalogSnapshot:
+        self.rebuilds += 1
+        self._reload_env_files()
+        stale = self._tracker.changed() | self._tracker.waiting_for(keys.PLACEHOLDER_PREFIX)
+        if stale:
+            self._tracker.purge(self._tracker.with_dependents(stale))
+        targets = self.targets
+        parsed: list[Target] = [parse_target(raw, self.project_root) for raw in targets]
+        collection = self._collector.collect(parsed)
+        agents, problems = self._assembler.assemble(collection.candidates)
+        for module, factory_module in self._assembler.factory_modules():
+            self._collector.add_dependency(module, factory_module)
+        self._watch = {**collection.watch, **self._tracker.files(), **self._env_files}
+        self._env_vars = {name: name in os.environ for name in self._assembler.env_vars_of_interest()}
+        return CatalogSnapshot(
+            agents=[self._discovered(agent) for agent in agents],
+            problems=[*collection.problems, *problems],
+            targets=targets,
+            project_root=self.project_root,
+        )
+
+    @staticmethod
+    def _discovered(built: BuiltAgent) -> DiscoveredAgent:
+        return DiscoveredAgent(
+            slug=built.info.slug,
+            name=built.info.name,
+            module=built.info.module,
+            attribute=built.info.attribute,
+            agent=built.agent,
+            info=built.info,
+            stateless=built.info.stateless,
+            deps_factory=built.deps_factory,
+            deps_required=built.deps_required,
+            missing_env=built.missing_env,
+            file=built.file,
+        )
+
+    def _reload_env_files(self) -> None:
+        """Load variables added to a `.env` file since the last scan (never overriding one that is set)."""
+        for path, previous in list(self._env_files.items()):
+            current = stamp(path)
+            if current == previous:
+                continue
+            self._env_files[path] = current
+            if current is None:
+                continue
+            for name, value in dotenv_values(path).items():
+                if value is not None and (name not in os.environ or _is_placeholder(os.environ[name])):
+                    os.environ[name] = value
+
+
+def _is_placeholder(value: str) -> bool:
+    return value.startswith(keys.PLACEHOLDER_PREFIX)

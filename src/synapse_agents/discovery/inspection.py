@@ -1,0 +1,361 @@
+"""AgentInfo from an agent: everything it will send to its model, read without running anything.
+
+Public pydantic-ai API wherever one exists (`agent.model`, `agent.model_settings`,
+`agent.end_strategy`, `agent.output_type`, `agent.output_json_schema()`, `agent.deps_type`,
+`agent.toolsets` and each `Tool.tool_def`, `agent.root_capability` and each capability's
+`get_native_tools()`); the rest through `_pydantic_ai_internals`. Each section is read on its own:
+one that raises becomes an `inspect_error` (with its traceback) and the others still show. A tool
+whose schema cannot be produced shows `parameters: null` with `schema_error`, for that tool only.
+MCP toolsets are named and described from their transport; nothing connects to a server.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+import typing
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.models import Model
+from pydantic_ai.template import TemplateStr
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
+
+from . import _pydantic_ai_internals as internals
+from ._describe import (
+    function_name,
+    jsonable,
+    location,
+    model_ref,
+    redact,
+    referenced_agents,
+    transport_description,
+    type_name,
+)
+from ._tool_schemas import schema_failure
+from .models import (
+    AgentInfo,
+    CapabilityInfo,
+    Counts,
+    DepsInfo,
+    InstructionInfo,
+    ModelRef,
+    NativeToolInfo,
+    OutputInfo,
+    RetriesInfo,
+    ToolInfo,
+    ToolsetInfo,
+)
+
+AGENT_TOOLSET_ID = '<agent>'
+"""The id pydantic-ai gives an agent's own function toolset (`AbstractToolset.id`)."""
+
+
+@dataclass
+class SectionFailure:
+    """One part of an agent that could not be read."""
+
+    section: str
+    error: BaseException
+    traceback: str
+
+
+@dataclass
+class SubagentRef:
+    """An agent a tool of this agent calls (the slug is filled in by the catalog)."""
+
+    agent: Agent[Any, Any]
+    name: str
+    via_tool: str
+
+
+@dataclass
+class Inspection:
+    """The info (slug and sub-agent slugs still empty) and what could not be read."""
+
+    info: AgentInfo
+    subagents: list[SubagentRef] = field(default_factory=list)
+    failures: list[SectionFailure] = field(default_factory=list)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.failures: list[SectionFailure] = []
+
+    @contextmanager
+    def section(self, name: str) -> Iterator[None]:
+        try:
+            yield
+        except Exception as exc:
+            self.failures.append(SectionFailure(name, exc, traceback.format_exc()))
+
+
+def inspect_agent(
+    agent: Agent[Any, Any], *, name: str, module: str, attribute: str, file: str | None, project_root: Path
+) -> Inspection:
+    """Read everything the info panel shows about `agent`."""
+    read = _Reader()
+    model: ModelRef | None = None
+    settings: dict[str, Any] | None = None
+    settings_dynamic: str | None = None
+    retries = RetriesInfo()
+    output = OutputInfo(type='str')
+    deps = DepsInfo(type=None)
+    instructions: list[InstructionInfo] = []
+    tools: list[ToolInfo] = []
+    toolsets: list[ToolsetInfo] = []
+    native: list[NativeToolInfo] = []
+    capabilities: list[CapabilityInfo] = []
+    subagents: list[SubagentRef] = []
+    metadata: dict[str, Any] | None = None
+    description: str | None = None
+    end_strategy: str | None = None
+    tool_timeout: float | None = None
+
+    with read.section('description'):
+        description = agent.description
+    with read.section('model'):
+        model = model_ref(_own_model(agent))
+    with read.section('model settings'):
+        settings, settings_dynamic = _model_settings(agent.model_settings)
+    with read.section('retries'):
+        tool_retries, output_retries = internals.retries(agent)
+        retries = RetriesInfo(tools=tool_retries, output=output_retries)
+        end_strategy = str(agent.end_strategy)
+        tool_timeout = internals.tool_timeout(agent)
+    with read.section('output'):
+        output = _output(agent)
+    with read.section('deps'):
+        deps = DepsInfo(type=None if deps_optional(agent.deps_type) else type_name(agent.deps_type))
+    with read.section('instructions'):
+        instructions = _instructions(agent, project_root)
+    with read.section('toolsets'):
+        tools, toolsets, subagents = _toolsets(agent, project_root)
+    leaves: list[AbstractCapability[Any]] = []
+    with read.section('capabilities'):
+        leaves = _user_capabilities(agent)
+        capabilities = [
+            CapabilityInfo(**{'class': type(c).__name__}, module=type(c).__module__, id=_cap_id(c))
+            for c in leaves
+        ]
+    with read.section('native tools'):
+        native = [_native_tool(tool) for capability in leaves for tool in capability.get_native_tools()]
+    with read.section('metadata'):
+        raw = internals.metadata(agent)
+        metadata = jsonable(raw) if isinstance(raw, dict) else None
+
+    info = AgentInfo(
+        slug='',
+        name=name,
+        module=module,
+        attribute=attribute,
+        file=file,
+        description=description,
+        model=model,
+        counts=Counts(
+            tools=len(tools),
+            native_tools=len(native),
+            toolsets=len(toolsets),
+            mcp_toolsets=sum(t.kind == 'mcp' for t in toolsets),
+            capabilities=len(capabilities),
+            subagents=len(subagents),
+        ),
+        structured_output=output.mode not in (None, 'text'),
+        tools=tools,
+        model_settings=settings,
+        model_settings_dynamic=settings_dynamic,
+        retries=retries,
+        end_strategy=end_strategy,
+        tool_timeout=tool_timeout,
+        output=output,
+        deps=deps,
+        instructions=instructions,
+        toolsets=toolsets,
+        native_tools=native,
+        capabilities=capabilities,
+        metadata=metadata,
+    )
+    return Inspection(info, subagents, read.failures)
+
+
+def _own_model(agent: Agent[Any, Any]) -> Model | str | None:
+    model = agent.model
+    if model is None:
+        contributed = agent.root_capability.get_model()
+        if isinstance(contributed, Model | str):
+            return contributed
+    return model
+
+
+def _model_settings(value: Any) -> tuple[dict[str, Any] | None, str | None]:
+    if value is None:
+        return None, None
+    if callable(value):
+        return None, function_name(value)
+    return {key: jsonable(item) for key, item in dict(value).items() if item is not None}, None
+
+
+def deps_optional(deps_type: Any) -> bool:
+    """Whether an agent can run without deps: no deps type, or one that admits None."""
+    if deps_type in (object, type(None), None, Any):
+        return True
+    return type(None) in typing.get_args(deps_type)
+
+
+def _output(agent: Agent[Any, Any]) -> OutputInfo:
+    mode = internals.output_mode(agent)
+    schema: dict[str, Any] | None = None
+    error: str | None = None
+    if mode not in (None, 'text'):
+        try:
+            schema = _checked_json(agent.output_json_schema())
+        except Exception as exc:
+            error = f'{type(exc).__name__}: {exc}'
+    return OutputInfo(type=type_name(agent.output_type), mode=mode, schema=schema, schema_error=error)
+
+
+def _checked_json(schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        raise TypeError(f'the schema is a {type(schema).__name__}, not a JSON object')
+    json.dumps(schema)
+    return schema
+
+
+def _instructions(agent: Agent[Any, Any], project_root: Path) -> list[InstructionInfo]:
+    found: list[InstructionInfo] = []
+    for text in internals.system_prompts(agent):
+        found.append(InstructionInfo(kind='static', source='system_prompt', text=text))
+    for function in internals.system_prompt_functions(agent):
+        found.append(_dynamic(function, 'system_prompt', project_root))
+    for recipe in internals.instruction_recipes(agent):
+        found.append(_instruction(recipe, 'instructions', project_root))
+    for recipe in internals.capability_instruction_recipes(agent):
+        found.append(_instruction(recipe, 'capability', project_root))
+    return found
+
+
+def _instruction(recipe: Any, source: Any, project_root: Path) -> InstructionInfo:
+    if isinstance(recipe, TemplateStr):
+        return InstructionInfo(kind='static', source=source, text=str(recipe), template=True)
+    if isinstance(recipe, str):
+        return InstructionInfo(kind='static', source=source, text=recipe)
+    content = getattr(recipe, 'content', None)
+    if isinstance(content, str):  # an InstructionPart
+        return InstructionInfo(kind='static', source=source, text=content, name=getattr(recipe, 'name', None))
+    return _dynamic(recipe, source, project_root)
+
+
+def _dynamic(function: Callable[..., Any], source: Any, project_root: Path) -> InstructionInfo:
+    return InstructionInfo(
+        kind='dynamic', source=source, name=function_name(function), location=location(function, project_root)
+    )
+
+
+def _toolsets(
+    agent: Agent[Any, Any], project_root: Path
+) -> tuple[list[ToolInfo], list[ToolsetInfo], list[SubagentRef]]:
+    tools: list[ToolInfo] = []
+    toolsets: list[ToolsetInfo] = []
+    subagents: list[SubagentRef] = []
+    for top in agent.toolsets:
+        leaves: list[AbstractToolset[Any]] = []
+        top.apply(leaves.append)
+        for leaf in leaves:
+            if isinstance(leaf, FunctionToolset):
+                own = leaf.id == AGENT_TOOLSET_ID
+                label = 'agent' if own else leaf.label
+                names: list[str] = []
+                for tool in leaf.tools.values():
+                    tools.append(_tool(tool, label, project_root))
+                    names.append(tool.name)
+                    subagents.extend(
+                        SubagentRef(found, ref_name, tool.name)
+                        for ref_name, found in referenced_agents(tool.function)
+                        if found is not agent and all(s.agent is not found for s in subagents)
+                    )
+                if names or not own:
+                    toolsets.append(
+                        ToolsetInfo(
+                            kind='function', **{'class': _public_name(type(leaf))}, label=label, tools=names
+                        )
+                    )
+            else:
+                toolsets.append(_other_toolset(leaf, top))
+    return tools, toolsets, subagents
+
+
+def _tool(tool: Any, toolset: str, project_root: Path) -> ToolInfo:
+    description = getattr(tool, 'description', None)
+    parameters: dict[str, Any] | None = None
+    error: str | None = None
+    failure = schema_failure(getattr(tool, 'function_schema', None))
+    if failure is not None:
+        error = failure.error
+    else:
+        try:
+            tool_def = tool.tool_def
+            parameters = _checked_json(tool_def.parameters_json_schema)
+            description = tool_def.description
+        except Exception as exc:
+            error = f'{type(exc).__name__}: {exc}'.strip()
+    required = parameters.get('required', []) if parameters else []
+    return ToolInfo(
+        name=str(tool.name),
+        description=description,
+        parameters=parameters,
+        required=[str(name) for name in required] if isinstance(required, list) else [],
+        schema_error=error,
+        toolset=toolset,
+        takes_ctx=bool(getattr(tool, 'takes_ctx', False)),
+        requires_approval=bool(getattr(tool, 'requires_approval', False)),
+        location=location(tool.function, project_root) if callable(getattr(tool, 'function', None)) else None,
+    )
+
+
+def _other_toolset(leaf: AbstractToolset[Any], top: AbstractToolset[Any]) -> ToolsetInfo:
+    cls = type(leaf)
+    if cls.__module__ == 'pydantic_ai.mcp' or cls.__name__.startswith('MCP'):
+        return ToolsetInfo(
+            kind='mcp', **{'class': cls.__name__}, label=leaf.label, description=transport_description(leaf)
+        )
+    description = None
+    function = getattr(leaf, 'toolset_func', None)
+    if function is not None:
+        description = f'built per run by {function_name(function)}()'
+    elif top is not leaf and type(top).__name__ != 'CombinedToolset':
+        description = f'wrapped by {type(top).__name__}'
+    return ToolsetInfo(kind='other', **{'class': cls.__name__}, label=leaf.label, description=description)
+
+
+def _public_name(cls: type) -> str:
+    """The first class in the MRO whose name is not private (`_AgentFunctionToolset` → `FunctionToolset`)."""
+    return next((c.__name__ for c in cls.__mro__ if not c.__name__.startswith('_')), cls.__name__)
+
+
+def _user_capabilities(agent: Agent[Any, Any]) -> list[AbstractCapability[Any]]:
+    automatic = internals.auto_capability_types()
+    leaves: list[AbstractCapability[Any]] = []
+    agent.root_capability.apply(leaves.append)
+    return [leaf for leaf in leaves if not isinstance(leaf, automatic)]
+
+
+def _cap_id(capability: AbstractCapability[Any]) -> str | None:
+    value = getattr(capability, 'id', None)
+    return value if isinstance(value, str) else None
+
+
+def _native_tool(tool: Any) -> NativeToolInfo:
+    if callable(tool) and not hasattr(tool, 'kind'):
+        return NativeToolInfo(kind='dynamic', **{'class': function_name(tool)})
+    data = jsonable(tool)
+    options = (
+        {k: v for k, v in data.items() if k != 'kind' and v is not None} if isinstance(data, dict) else {}
+    )
+    return NativeToolInfo(
+        kind=str(getattr(tool, 'kind', 'unknown')), **{'class': type(tool).__name__}, options=redact(options)
+    )
