@@ -13,7 +13,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from fixtures.projects import isolated_imports
+from synapse_agents.discovery import Catalog
 from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store, upgrade
 from synapse_agents.store.models import Base
 from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.server import DEMO_TARGET
 
 # No test may reach a real provider; FunctionModel, TestModel and the demo model still work.
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
@@ -165,7 +169,9 @@ def settings(store: Store, monkeypatch: pytest.MonkeyPatch) -> LoadedSettings:
 
 @pytest.fixture
 def context(settings: LoadedSettings, store: Store) -> SynapseContext:
-    return SynapseContext(loaded=settings, store=store)
+    """The app's shared state; its catalog serves the demo agents (a test may replace `catalog`)."""
+    catalog = Catalog([DEMO_TARGET], settings.project_root)
+    return SynapseContext(loaded=settings, store=store, targets=[DEMO_TARGET], catalog=catalog)
 
 
 @pytest.fixture
@@ -173,6 +179,23 @@ def client(context: SynapseContext) -> Iterator[TestClient]:
     """An in-process client for the app (lifespan included)."""
     with TestClient(create_app(context)) as client:
         yield client
+
+
+@pytest.fixture
+def client_for(context: SynapseContext, tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+    """A factory: `client_for(['agents'], root=project)` serves a `Catalog` of those targets.
+
+    Modules imported from the test's folder are forgotten (and sys.path restored) afterwards.
+    """
+    with ExitStack() as stack:
+        stack.enter_context(isolated_imports(tmp_path))
+
+        def make(targets: list[str], root: Path | None = None) -> TestClient:
+            context.catalog = Catalog(targets, root or context.loaded.project_root)
+            context.targets = list(targets)
+            return stack.enter_context(TestClient(create_app(context)))
+
+        yield make
 
 
 # -- real servers -------------------------------------------------------------------------
@@ -249,3 +272,72 @@ def live_server(isolated_env: Path) -> Iterator[Any]:
 @pytest.fixture
 def anyio_backend() -> str:
     return 'asyncio'
+
+
+# -- browser ------------------------------------------------------------------------------
+
+CHROMIUM = '/usr/bin/chromium'
+CHROMIUM_ARGS = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+]
+
+
+@pytest.fixture(scope='session')
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium through Playwright (never a downloaded browser), once per session.
+
+    Skips without Chromium or a built dashboard (`make browser`, `make frontend`); under CI it fails.
+    """
+    from synapse_agents.web.spa import dashboard_built
+
+    missing = [
+        reason
+        for ok, reason in (
+            (os.access(CHROMIUM, os.X_OK), f'{CHROMIUM} is missing (make browser)'),
+            (dashboard_built(), 'the dashboard is not built (make frontend)'),
+        )
+        if not ok
+    ]
+    if missing:
+        message = 'browser tests need: ' + '; '.join(missing)
+        if os.environ.get('CI'):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium: Any) -> Iterator[Any]:
+    """A fresh page (own storage) that records console errors and CSP violations in `.problems`."""
+    context = chromium.new_context(viewport={'width': 1440, 'height': 900}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    problems: list[str] = []
+    page.on('pageerror', lambda error: problems.append(f'page error: {error}'))
+    page.on(
+        'response',
+        lambda response: response.status >= 400 and problems.append(f'{response.status} {response.url}'),
+    )
+    # A failed request is recorded above with its URL; the console's copy of it has none.
+    page.on(
+        'console',
+        lambda message: (
+            message.type == 'error'
+            and not message.text.startswith('Failed to load resource')
+            and problems.append(message.text)
+        ),
+    )
+    page.problems = problems
+    yield page
+    context.close()

@@ -23,6 +23,7 @@ from synapse_agents.store import (
 )
 from synapse_agents.store.migrate import VERSION_TABLE, downgrade
 from synapse_agents.store.models import Base
+from synapse_agents.store.search import include_name
 from synapse_agents.store.setup import StoreNotReady, open_store
 
 
@@ -39,7 +40,8 @@ def test_migrations_up_down_up(store: Store) -> None:
 def test_migrations_match_the_models(store: Store) -> None:
     with store.engine.connect() as connection:
         context = MigrationContext.configure(
-            connection, opts={'compare_type': True, 'version_table': VERSION_TABLE}
+            connection,
+            opts={'compare_type': True, 'version_table': VERSION_TABLE, 'include_name': include_name},
         )
         diff = compare_metadata(context, Base.metadata)
     assert diff == []

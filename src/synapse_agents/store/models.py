@@ -77,6 +77,7 @@ class Conversation(Base):
         Index('ix_conversations_created_at', 'created_at'),
         Index('ix_conversations_agent_updated', 'agent_key', 'updated_at'),
         Index('ix_conversations_error_updated', 'has_error', 'updated_at'),
+        Index('ix_conversations_agent_error_updated', 'agent_key', 'has_error', 'updated_at'),
     )
 
 
@@ -93,6 +94,7 @@ class Message(Base):
     content: Mapped[str] = mapped_column(Text, default='')
     attachments: Mapped[list[Any]] = mapped_column(default=list)
     model_messages: Mapped[list[Any] | None] = mapped_column()
+    parts: Mapped[list[Any] | None] = mapped_column()
     usage: Mapped[dict[str, Any] | None] = mapped_column()
     input_tokens: Mapped[int | None] = mapped_column(Integer)
     output_tokens: Mapped[int | None] = mapped_column(Integer)

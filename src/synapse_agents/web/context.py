@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 
 from ..settings import LoadedSettings
 from ..store import Store
+
+if TYPE_CHECKING:
+    from ..discovery import Catalog
 
 
 @dataclass
@@ -19,8 +22,13 @@ class SynapseContext:
     loaded: LoadedSettings
     store: Store
     targets: list[str] = field(default_factory=list)
-    catalog: Any = None
+    catalog: Catalog | None = None
+    """The agent catalog (`synapse_agents.discovery.Catalog`); None serves no agents."""
     started_at: float = field(default_factory=time.time)
+    chat: Any = None
+    """The `ChatService` (write queue and turn engine), created on first use."""
+    maintenance: bool = False
+    """Run background upkeep (the daily auto-prune): set by `synapse serve` only."""
 
     @property
     def settings(self) -> Any:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 import time
 import webbrowser
+from pathlib import Path
 
 import uvicorn
 from rich.console import Console
 
 from .. import __version__
+from ..discovery import Catalog
 from ..settings import LoadedSettings
 from ..store.setup import open_store
 from .app import create_app
@@ -27,13 +29,23 @@ def build_context(loaded: LoadedSettings, *, demo: bool = False) -> SynapseConte
     targets = list(loaded.settings.agents)
     if demo and DEMO_TARGET not in targets:
         targets.append(DEMO_TARGET)
-    return SynapseContext(loaded=loaded, store=store, targets=targets)
+    catalog = Catalog(targets, loaded.project_root, env_files=env_files(loaded))
+    return SynapseContext(loaded=loaded, store=store, targets=targets, catalog=catalog)
+
+
+def env_files(loaded: LoadedSettings) -> list[Path]:
+    """The dotenv files discovery re-reads when they change: the project's `.env` and `env_file`."""
+    files = [loaded.project_root / '.env']
+    if loaded.settings.env_file is not None:
+        files.append(loaded.settings.env_file)
+    return files
 
 
 def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, console: Console) -> None:
     """Serve until interrupted."""
     settings = loaded.settings
     context = build_context(loaded, demo=demo)
+    context.maintenance = True
     app = create_app(context)
     url = f'http://{_display_host(settings.host)}:{settings.port}/'
     config = uvicorn.Config(
@@ -49,7 +61,12 @@ def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, consol
     database = context.store.engine.url.render_as_string(hide_password=True)
     console.print(f'[bold]Synapse {__version__}[/bold] serving on [link={url}]{url}[/link]')
     console.print(f'  database  {database}')
-    console.print(f'  agents    {", ".join(context.targets) or "(project default)"}')
+    assert context.catalog is not None
+    snapshot = context.catalog.scan()  # imports the agents now, so the first page load is warm
+    problems = f', {len(snapshot.problems)} problems (run `synapse agents`)' if snapshot.problems else ''
+    console.print(
+        f'  agents    {len(snapshot.agents)} found in {", ".join(snapshot.targets)}{problems}', markup=False
+    )
     if open_browser:
         threading.Thread(target=_open_when_started, args=(server, url), daemon=True).start()
     try:

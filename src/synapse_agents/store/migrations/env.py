@@ -7,6 +7,7 @@ from sqlalchemy import Connection
 
 from synapse_agents.store.migrate import VERSION_TABLE
 from synapse_agents.store.models import Base
+from synapse_agents.store.search import include_name
 
 config = context.config
 
@@ -18,6 +19,7 @@ def _run(connection: Connection) -> None:
         version_table=VERSION_TABLE,
         render_as_batch=connection.dialect.name == 'sqlite',
         compare_type=True,
+        include_name=include_name,
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -1,0 +1,96 @@
+"""Turning a run's messages, usage and errors into what Synapse stores and streams."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic_ai.exceptions import ModelHTTPError, UsageLimitExceeded
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelResponse,
+    NativeToolCallPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from pydantic_ai.usage import RunUsage
+
+from ..protocol.encoder import jsonable
+from .attachments import strip_binary
+
+_RECOVERABLE_STATUS = {408, 409, 425, 429}
+
+
+def is_recoverable(error: BaseException) -> bool:
+    """Whether trying again may succeed: rate limits, timeouts, overloaded or failing servers."""
+    if isinstance(error, UsageLimitExceeded):
+        return False
+    if isinstance(error, ModelHTTPError):
+        return error.status_code in _RECOVERABLE_STATUS or error.status_code >= 500
+    return isinstance(error, TimeoutError | ConnectionError)
+
+
+def usage_summary(usage: RunUsage | None) -> dict[str, int]:
+    """The usage block of `messageMetadata`."""
+    if usage is None:
+        usage = RunUsage()
+    return {
+        'input_tokens': usage.input_tokens,
+        'output_tokens': usage.output_tokens,
+        'cache_read_tokens': usage.cache_read_tokens,
+        'cache_write_tokens': usage.cache_write_tokens,
+        'reasoning_tokens': usage.output_reasoning_tokens,
+        'requests': usage.requests,
+        'tool_calls': usage.tool_calls,
+    }
+
+
+def usage_cost(usage: RunUsage | None) -> float | None:
+    """The run's cost in USD, None when any price is unknown."""
+    return float(usage.cost) if usage is not None and usage.cost is not None else None
+
+
+def display_parts(
+    messages: list[ModelMessage], output: Any = None, *, has_output: bool = False
+) -> list[dict[str, Any]]:
+    """What the replay shows for an answer, in order: reasoning, text, tool references, output."""
+    parts: list[dict[str, Any]] = []
+    for message in messages:
+        if not isinstance(message, ModelResponse):
+            continue
+        for part in message.parts:
+            if isinstance(part, ThinkingPart):
+                _append_text(parts, 'reasoning', part.content)
+            elif isinstance(part, TextPart):
+                _append_text(parts, 'text', part.content)
+            elif isinstance(part, NativeToolCallPart):
+                parts.append({'type': 'native-tool', 'tool_call_id': part.tool_call_id})
+            elif isinstance(part, ToolCallPart):
+                parts.append({'type': 'tool', 'tool_call_id': part.tool_call_id})
+    if has_output and not isinstance(output, str):
+        parts.append({'type': 'structured-output', 'output': jsonable(output)})
+    return parts
+
+
+def _append_text(parts: list[dict[str, Any]], kind: str, text: str) -> None:
+    if not text:
+        return
+    if parts and parts[-1]['type'] == kind:
+        parts[-1]['text'] += text
+    else:
+        parts.append({'type': kind, 'text': text})
+
+
+def answer_text(parts: list[dict[str, Any]], output: Any = None, *, has_output: bool = False) -> str:
+    """The assistant row's `content`: the text answer, or the structured output as JSON."""
+    if has_output:
+        return output if isinstance(output, str) else json.dumps(jsonable(output), ensure_ascii=False)
+    return '\n\n'.join(part['text'] for part in parts if part['type'] == 'text')
+
+
+def dump_messages(messages: list[ModelMessage]) -> list[Any]:
+    """`model_messages` for the store: pydantic-ai's JSON form without the uploaded bytes."""
+    dumped: list[Any] = ModelMessagesTypeAdapter.dump_python(messages, mode='json')
+    return strip_binary(dumped)

@@ -1,0 +1,280 @@
+"""The recording capability Synapse adds to each chat run (never to the user's agent).
+
+Hooks used:
+
+- `before_model_request` / `after_model_request`: time each model request and write an `llm_calls`
+  row with its tokens (cache and reasoning included) and cost (`usage.cost`, filled by pydantic-ai
+  through genai-prices; `None` stays `None`). A response with `failed_attempts` means a fallback
+  model answered: that becomes a notice.
+- `wrap_tool_execute`: a `tool_invocations` row created `pending` when a function tool starts, then
+  completed with its result or error and duration (`interrupted` when the run is cancelled).
+- `on_event`: calls that never execute (arguments that fail validation) and output-tool calls get
+  rows from their result events; native (provider-side) tool calls and returns get `native` rows.
+
+Every write goes to the `WriteQueue`: no hook waits on the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import (
+    AgentStreamEvent,
+    FunctionToolResultEvent,
+    ModelResponse,
+    NativeToolCallPart,
+    NativeToolReturnPart,
+    OutputToolCallEvent,
+    OutputToolResultEvent,
+    PartEndEvent,
+    PartStartEvent,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.tools import ToolDefinition
+
+from ..protocol import Notice, native_tool_status
+from ..protocol.encoder import jsonable
+from ..store.ids import new_id
+from ..store.models import utcnow
+from ..store.recording import record_llm_call, tool_finished, tool_started
+from ..store.write_queue import WriteQueue
+
+_ERROR_OUTCOMES = ('failed', 'retried', 'denied')
+
+
+@dataclass
+class _OpenTool:
+    row_id: str
+    started: float
+
+
+def _ms(since: float) -> int:
+    return round((time.perf_counter() - since) * 1000)
+
+
+@dataclass(eq=False)
+class Recorder(AbstractCapability[Any]):
+    """Records one chat turn's model requests and tool calls (see the module docstring)."""
+
+    _: KW_ONLY
+    writes: WriteQueue
+    conversation_id: str
+    message_id: str
+    run_id: str
+    agent_key: str
+    notices: list[Notice] = field(default_factory=list)
+    """Notices not yet sent to the stream (the engine drains them)."""
+    all_notices: list[Notice] = field(default_factory=list)
+    model_name: str | None = None
+    provider_name: str | None = None
+    llm_calls: int = 0
+    tool_count: int = 0
+    """Function and native tool calls started (output-tool calls are not counted)."""
+    _request_started: float = 0.0
+    _tools: dict[str, _OpenTool] = field(default_factory=dict)
+    _done: set[str] = field(default_factory=set)
+
+    # -- model requests ------------------------------------------------------------------
+
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        self._request_started = time.perf_counter()
+        return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        self.record_response(response, _ms(self._request_started) if self._request_started else None)
+        return response
+
+    def record_response(self, response: ModelResponse, duration_ms: int | None) -> None:
+        """Write the ledger row for a model response and note a fallback."""
+        usage = response.usage
+        cost = float(usage.cost) if usage.cost is not None else None
+        self.model_name = response.model_name or self.model_name
+        self.provider_name = response.provider_name or self.provider_name
+        self.llm_calls += 1
+        row = {
+            'id': new_id(),
+            'run_id': self.run_id,
+            'conversation_id': self.conversation_id,
+            'module': 'chat',
+            'agent_key': self.agent_key,
+            'provider': response.provider_name,
+            'model': response.model_name,
+            'input_tokens': usage.input_tokens,
+            'output_tokens': usage.output_tokens,
+            'cache_read_tokens': usage.cache_read_tokens,
+            'cache_write_tokens': usage.cache_write_tokens,
+            'reasoning_tokens': usage.output_reasoning_tokens,
+            'cost': cost,
+            'currency': 'USD' if cost is not None else None,
+            'price_source': 'genai-prices' if cost is not None else None,
+            'duration_ms': duration_ms,
+            'created_at': utcnow(),
+        }
+        self.writes.submit(record_llm_call(row))
+        if response.failed_attempts:
+            failed = response.failed_attempts
+            names = ', '.join(attempt.model_name for attempt in failed)
+            notice = Notice(
+                kind='fallback',
+                message=f'Fell back from {names} to {response.model_name}.',
+                data={
+                    'to': response.model_name,
+                    'provider': response.provider_name,
+                    'attempts': [
+                        {
+                            'model': a.model_name,
+                            'provider': a.provider_name,
+                            'outcome': a.outcome,
+                            'error': a.error,
+                        }
+                        for a in failed
+                    ],
+                },
+            )
+            self.notices.append(notice)
+            self.all_notices.append(notice)
+
+    # -- function tools ------------------------------------------------------------------
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: dict[str, Any],
+        handler: Any,
+    ) -> Any:
+        open_tool = self._start(call, kind='function')
+        try:
+            result = await handler(args)
+        except asyncio.CancelledError:
+            self._finish(call.tool_call_id, open_tool, status='interrupted', error='The run was cancelled.')
+            raise
+        except BaseException as exc:
+            self._finish(call.tool_call_id, open_tool, status='error', error=f'{type(exc).__name__}: {exc}')
+            raise
+        self._finish(call.tool_call_id, open_tool, status='success', result=jsonable(result))
+        return result
+
+    def _start(
+        self, call: ToolCallPart | NativeToolCallPart, *, kind: str, provider_status: str | None = None
+    ) -> _OpenTool:
+        open_tool = _OpenTool(new_id(), time.perf_counter())
+        self._tools[call.tool_call_id] = open_tool
+        row = {
+            'id': open_tool.row_id,
+            'conversation_id': self.conversation_id,
+            'message_id': self.message_id,
+            'run_id': self.run_id,
+            'tool_call_id': call.tool_call_id,
+            'kind': kind,
+            'name': call.tool_name,
+            'arguments': _arguments(call),
+            'status': 'pending',
+            'provider_status': provider_status,
+            'started_at': utcnow(),
+        }
+        if kind != 'output':
+            self.tool_count += 1
+        self.writes.submit(tool_started(row))
+        return open_tool
+
+    def _finish(
+        self,
+        tool_call_id: str,
+        open_tool: _OpenTool,
+        *,
+        status: str,
+        result: Any = None,
+        error: str | None = None,
+        provider_status: str | None = None,
+    ) -> None:
+        self._tools.pop(tool_call_id, None)
+        self._done.add(tool_call_id)
+        self.writes.submit(
+            tool_finished(
+                open_tool.row_id,
+                status=status,
+                result=result,
+                error=error,
+                duration_ms=_ms(open_tool.started),
+                finished_at=utcnow(),
+                provider_status=provider_status,
+            )
+        )
+
+    # -- events --------------------------------------------------------------------------
+
+    def listens_to(self, event: AgentStreamEvent) -> bool:
+        if isinstance(event, PartEndEvent):
+            return isinstance(event.part, NativeToolCallPart)
+        if isinstance(event, PartStartEvent):
+            return isinstance(event.part, NativeToolReturnPart)
+        return isinstance(event, FunctionToolResultEvent | OutputToolCallEvent | OutputToolResultEvent)
+
+    async def on_event(self, ctx: RunContext[Any], *, event: AgentStreamEvent) -> None:
+        if isinstance(event, PartEndEvent) and isinstance(event.part, NativeToolCallPart):
+            self._start(event.part, kind='native', provider_status='called')
+        elif isinstance(event, PartStartEvent) and isinstance(event.part, NativeToolReturnPart):
+            part = event.part
+            open_tool = self._tools.get(part.tool_call_id)
+            if open_tool is None:
+                open_tool = self._start(
+                    NativeToolCallPart(tool_name=part.tool_name, tool_call_id=part.tool_call_id),
+                    kind='native',
+                )
+            status = native_tool_status(part)
+            self._finish(
+                part.tool_call_id,
+                open_tool,
+                status=status,
+                result=jsonable(part.content),
+                error=None if status == 'success' else str(part.content),
+                provider_status=part.outcome,
+            )
+        elif isinstance(event, OutputToolCallEvent):
+            self._start(event.part, kind='output')
+        elif isinstance(event, FunctionToolResultEvent | OutputToolResultEvent):
+            self._tool_result(event.part)
+
+    def _tool_result(self, part: ToolReturnPart) -> None:
+        """A function or output tool's result event: completes rows no hook completed."""
+        if part.tool_call_id in self._done:
+            return  # wrap_tool_execute already completed this call
+        open_tool = self._tools.get(part.tool_call_id)
+        if open_tool is None and part.outcome not in _ERROR_OUTCOMES:
+            return
+        if open_tool is None:
+            call = ToolCallPart(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
+            open_tool = self._start(call, kind='function')
+        failed = part.outcome in _ERROR_OUTCOMES
+        self._finish(
+            part.tool_call_id,
+            open_tool,
+            status='error' if failed else 'success',
+            result=None if failed else jsonable(part.content),
+            error=part.model_response_str() if failed else None,
+        )
+
+    def pending_tool_ids(self) -> list[str]:
+        """Row ids of tool calls still running (for the error path)."""
+        return [tool.row_id for tool in self._tools.values()]
+
+
+def _arguments(call: ToolCallPart | NativeToolCallPart) -> dict[str, Any] | None:
+    try:
+        return call.args_as_dict()
+    except Exception:
+        return {'_raw': str(call.args)}

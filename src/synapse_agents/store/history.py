@@ -1,0 +1,380 @@
+"""The history list and a conversation's replay, in a constant number of queries.
+
+`list_conversations`: two queries whatever the data size (the page, the total), reading only
+`conversations` (its counters are kept in step by every write), plus an `IN` semi-join on
+`tool_invocations` for the tools filter and the search index for `search` (see `search.py`).
+
+`conversation_thread`: three queries (the conversation, its messages without `model_messages`, its
+tool invocations). Tool invocations are placed inside the assistant answer that made them. Arguments
+and results larger than `TOOL_VALUE_LIMIT` bytes of JSON are cut to a preview and flagged
+`truncated`; `tool_invocation` returns one in full.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from .models import Conversation, Message, ToolInvocation
+from .repository import Store
+from .search import matching_conversation_ids
+
+PAGE_SIZE = 25
+TOOL_VALUE_LIMIT = 2048
+"""Largest tool argument or result (bytes of JSON) shipped whole in a replay."""
+
+
+@dataclass
+class ConversationFilters:
+    """The history list's query parameters, parsed."""
+
+    search: str | None = None
+    agents: list[str] = field(default_factory=list)
+    status: str | None = None
+    tools: list[str] = field(default_factory=list)
+    date_from: datetime | None = None
+    date_to: datetime | None = None
+    newest_first: bool = True
+    page: int = 1
+
+
+def _iso(value: datetime | None) -> str | None:
+    """ISO 8601 in UTC with milliseconds: `2026-11-30T06:11:50.884Z`."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.') + f'{value.microsecond // 1000:03d}Z'
+
+
+def conversation_row(c: Any) -> dict[str, Any]:
+    """A conversation as the API shows it in the list."""
+    return {
+        'id': c.id,
+        'agent_key': c.agent_key,
+        'agent_name': c.agent_name,
+        'title': c.title,
+        'status': 'error' if c.has_error else 'success',
+        'origin': c.origin,
+        'input_tokens': c.input_tokens,
+        'output_tokens': c.output_tokens,
+        'total_tokens': c.input_tokens + c.output_tokens,
+        'cost': c.cost,
+        'message_count': c.message_count,
+        'tool_count': c.tool_count,
+        'created_at': _iso(c.created_at),
+        'updated_at': _iso(c.updated_at),
+    }
+
+
+_LIST_COLUMNS = (
+    Conversation.id,
+    Conversation.agent_key,
+    Conversation.agent_name,
+    Conversation.title,
+    Conversation.has_error,
+    Conversation.origin,
+    Conversation.input_tokens,
+    Conversation.output_tokens,
+    Conversation.cost,
+    Conversation.message_count,
+    Conversation.tool_count,
+    Conversation.created_at,
+    Conversation.updated_at,
+)
+
+
+def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list[dict[str, Any]], int, bool]:
+    """One page of conversations matching `filters`, how many match, and whether that count is exact.
+
+    A search for a common term is capped (`search.SEARCH_CAP`): then the count is a lower bound.
+    Blocking: call it from a thread.
+    """
+    conditions: list[Any] = []
+    if filters.agents:
+        conditions.append(Conversation.agent_key.in_(filters.agents))
+    if filters.status is not None:
+        conditions.append(Conversation.has_error.is_(filters.status == 'error'))
+    if filters.date_from is not None:
+        conditions.append(Conversation.updated_at >= filters.date_from)
+    if filters.date_to is not None:
+        conditions.append(Conversation.updated_at < filters.date_to)
+    if filters.tools:
+        # A correlated EXISTS: the other filters narrow the conversations first, then each is probed
+        # through the (conversation, started_at) index (measured faster than IN on both dialects).
+        conditions.append(
+            select(ToolInvocation.id)
+            .where(ToolInvocation.conversation_id == Conversation.id, ToolInvocation.name.in_(filters.tools))
+            .exists()
+        )
+    order = _order(Conversation, filters.newest_first)
+    page = max(filters.page, 1)
+    with store.read() as session:
+        exact = True
+        if filters.search:
+            ids, capped = matching_conversation_ids(
+                session, store.dialect, filters.search, newest_first=filters.newest_first
+            )
+            if not ids:
+                return [], 0, True
+            exact = not capped
+            conditions.append(_id_in(store.dialect, ids))
+        base = (
+            select(*_LIST_COLUMNS)
+            .where(*conditions)
+            .order_by(*order)
+            .limit(PAGE_SIZE)
+            .offset((page - 1) * PAGE_SIZE)
+        )
+        if filters.search or filters.tools:
+            # The matching set is computed once: the window count rides along with the page.
+            rows = session.execute(
+                _with_total(store.dialect, conditions, filters.newest_first, page, bool(filters.search))
+            ).all()
+            if rows:
+                return [conversation_row(row) for row in rows], int(rows[0].total), exact
+            total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
+            return [], total, exact
+        total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
+        rows = session.execute(base).all()
+    return [conversation_row(row) for row in rows], total, True
+
+
+def _order(columns: Any, newest_first: bool) -> tuple[Any, Any]:
+    """`updated_at`, then `id`, both descending (newest first) or ascending."""
+    if newest_first:
+        return columns.updated_at.desc(), columns.id.desc()
+    return columns.updated_at.asc(), columns.id.asc()
+
+
+def _with_total(dialect: str, conditions: list[Any], newest_first: bool, page: int, by_ids: bool) -> Any:
+    """The page with `count(*) OVER ()` as `total`.
+
+    For a search on PostgreSQL the matching rows are fetched by id first (`OFFSET 0` keeps the
+    planner from walking the whole `updated_at` index and filtering every row against the ids).
+    """
+    offset = (page - 1) * PAGE_SIZE
+    if dialect == 'postgresql' and by_ids:
+        matched = select(*_LIST_COLUMNS).where(*conditions).offset(0).subquery()
+        columns = [matched.c[column.key] for column in _LIST_COLUMNS]
+        return (
+            select(*columns, func.count().over().label('total'))
+            .order_by(*_order(matched.c, newest_first))
+            .limit(PAGE_SIZE)
+            .offset(offset)
+        )
+    return (
+        select(*_LIST_COLUMNS, func.count().over().label('total'))
+        .where(*conditions)
+        .order_by(*_order(Conversation, newest_first))
+        .limit(PAGE_SIZE)
+        .offset(offset)
+    )
+
+
+def _id_in(dialect: str, ids: list[str]) -> Any:
+    """`conversations.id IN ids`: one array parameter on PostgreSQL (cheaper than a thousand)."""
+    if dialect == 'postgresql':
+        from sqlalchemy import String, any_, bindparam
+        from sqlalchemy.dialects.postgresql import ARRAY
+
+        return Conversation.id == any_(bindparam('search_ids', ids, type_=ARRAY(String())))
+    return Conversation.id.in_(ids)
+
+
+def _preview(value: Any) -> tuple[Any, bool]:
+    """`value`, or a string preview of its JSON when that is over the limit."""
+    if value is None or isinstance(value, bool | int | float):
+        return value, False
+    if isinstance(value, str) and len(value) <= TOOL_VALUE_LIMIT // 4:
+        return value, False
+    text = json.dumps(value, ensure_ascii=False, separators=(',', ':'))
+    if len(text.encode('utf-8')) <= TOOL_VALUE_LIMIT:
+        return value, False
+    return text[: TOOL_VALUE_LIMIT // 2] + '…', True
+
+
+def tool_payload(t: Any, *, full: bool = False) -> dict[str, Any]:
+    """A tool invocation as the API shows it.
+
+    In full: every field. In a replay (`full=False`) the compact form: no `tool_call_id` and no
+    timestamps; `error`, `provider_status` and `truncated` only when set; arguments and results
+    previewed when large. `GET /api/tool-invocations/{id}` has the rest.
+    """
+    if full:
+        return {
+            'id': t.id,
+            'tool_call_id': t.tool_call_id,
+            'kind': t.kind,
+            'name': t.name,
+            'arguments': t.arguments,
+            'result': t.result,
+            'truncated': False,
+            'status': t.status,
+            'provider_status': t.provider_status,
+            'error': t.error,
+            'duration_ms': t.duration_ms,
+            'started_at': _iso(t.started_at),
+            'finished_at': _iso(t.finished_at),
+        }
+    arguments, cut_args = _preview(t.arguments)
+    result, cut_result = _preview(t.result)
+    payload = {
+        'id': t.id,
+        'kind': t.kind,
+        'name': t.name,
+        'arguments': arguments,
+        'result': result,
+        'status': t.status,
+        'duration_ms': t.duration_ms,
+    }
+    if t.error is not None:
+        payload['error'] = t.error
+    if t.provider_status is not None:
+        payload['provider_status'] = t.provider_status
+    if cut_args or cut_result:
+        payload['truncated'] = True
+    return payload
+
+
+_TOOL_COLUMNS = (
+    ToolInvocation.id,
+    ToolInvocation.message_id,
+    ToolInvocation.tool_call_id,
+    ToolInvocation.kind,
+    ToolInvocation.name,
+    ToolInvocation.arguments,
+    ToolInvocation.result,
+    ToolInvocation.status,
+    ToolInvocation.provider_status,
+    ToolInvocation.error,
+    ToolInvocation.duration_ms,
+)
+
+
+_MESSAGE_COLUMNS = (
+    Message.id,
+    Message.role,
+    Message.status,
+    Message.content,
+    Message.attachments,
+    Message.parts,
+    Message.usage,
+    Message.input_tokens,
+    Message.output_tokens,
+    Message.cost,
+    Message.duration_ms,
+    Message.meta,
+    Message.details,
+    Message.created_at,
+)
+
+
+def conversation_thread(store: Store, conversation_id: str) -> dict[str, Any] | None:
+    """The whole thread in order with its totals, or None when there is no such conversation."""
+    with store.read() as session:
+        conversation = session.execute(
+            select(*_LIST_COLUMNS).where(Conversation.id == conversation_id)
+        ).first()
+        if conversation is None:
+            return None
+        messages = session.execute(
+            select(*_MESSAGE_COLUMNS).where(Message.conversation_id == conversation_id).order_by(Message.id)
+        ).all()
+        tools = session.execute(
+            select(*_TOOL_COLUMNS)
+            .where(ToolInvocation.conversation_id == conversation_id)
+            .order_by(ToolInvocation.started_at, ToolInvocation.id)
+        ).all()
+    by_message: dict[str | None, list[Any]] = {}
+    for tool in tools:
+        by_message.setdefault(tool.message_id, []).append(tool)
+    thread = [_message_payload(m, by_message.pop(m.id, [])) for m in messages]
+    totals = {
+        'input_tokens': conversation.input_tokens,
+        'output_tokens': conversation.output_tokens,
+        'cost': conversation.cost,
+        'duration_ms': sum(m.duration_ms or 0 for m in messages if m.role == 'assistant'),
+        'tool_calls': conversation.tool_count,
+    }
+    return {
+        'conversation': conversation_row(conversation),
+        'messages': thread,
+        'totals': totals,
+    }
+
+
+def _message_payload(m: Any, tools: list[Any]) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        'id': m.id,
+        'role': m.role,
+        'status': m.status,
+        'content': m.content,
+        'created_at': _iso(m.created_at),
+    }
+    if m.role == 'user':
+        base['attachments'] = [_attachment(m.id, a) for a in m.attachments or []]
+    elif m.role == 'assistant':
+        base.update(
+            parts=_parts(m.parts or [], tools),
+            usage=m.usage,
+            input_tokens=m.input_tokens,
+            output_tokens=m.output_tokens,
+            cost=m.cost,
+            duration_ms=m.duration_ms,
+            meta=m.meta,
+        )
+    elif m.role == 'error':
+        base['details'] = m.details
+    else:
+        base['meta'] = m.meta
+    return base
+
+
+def _attachment(message_id: str, reference: dict[str, Any]) -> dict[str, Any]:
+    index = reference.get('index', 0)
+    return {
+        'index': index,
+        'name': reference.get('name'),
+        'media_type': reference.get('media_type'),
+        'size': reference.get('size'),
+        'url': f'/api/attachments/{message_id}/{index}',
+    }
+
+
+def _parts(parts: list[dict[str, Any]], tools: list[Any]) -> list[dict[str, Any]]:
+    """Display parts with each tool reference replaced by its invocation; unplaced tools go last."""
+    by_call = {tool.tool_call_id: tool for tool in tools}
+    shown: list[dict[str, Any]] = []
+    for part in parts:
+        kind = part.get('type')
+        if kind in ('tool', 'native-tool'):
+            tool = by_call.pop(part.get('tool_call_id'), None)
+            if tool is not None:
+                shown.append(
+                    {'type': 'native-tool' if tool.kind == 'native' else 'tool', 'tool': tool_payload(tool)}
+                )
+        else:
+            shown.append(part)
+    for tool in by_call.values():
+        shown.append({'type': 'native-tool' if tool.kind == 'native' else 'tool', 'tool': tool_payload(tool)})
+    return shown
+
+
+def tool_invocation(store: Store, tool_id: str) -> dict[str, Any] | None:
+    """One tool invocation with its arguments and result in full."""
+    with store.read() as session:
+        tool = session.get(ToolInvocation, tool_id)
+        return tool_payload(tool, full=True) if tool is not None else None
+
+
+def attachment_reference(store: Store, message_id: str, index: int) -> dict[str, Any] | None:
+    """The stored reference of a user message's `index`-th attachment."""
+    with store.read() as session:
+        attachments = session.scalar(select(Message.attachments).where(Message.id == message_id))
+    for reference in attachments or []:
+        if reference.get('index') == index:
+            return dict(reference)
+    return None

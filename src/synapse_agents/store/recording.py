@@ -1,0 +1,386 @@
+"""The writes of a chat turn, as functions of a `Connection` for the `WriteQueue`.
+
+Each keeps the conversation's counters in step (message and tool counts, tokens, cost, the error
+flag, `updated_at`), so the history list never needs a join or an aggregate.
+
+A turn's rows: the user message; an assistant row created `streaming` when the turn starts (so a
+crash leaves evidence that `sweep_in_flight` finds at the next start) and completed at the end; a
+`tool_invocations` row per tool call, `pending` until it finishes; an `llm_calls` row per model
+response; an `error` row and `notice` rows when they happen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Connection,
+    Double,
+    Integer,
+    String,
+    bindparam,
+    case,
+    cast,
+    delete,
+    func,
+    insert,
+    or_,
+    update,
+)
+
+from .ids import new_id
+from .models import Base, Conversation, LlmCall, Message, ToolInvocation, utcnow
+from .write_queue import Statement
+
+TITLE_LENGTH = 100
+
+
+def title_from(message: str) -> str:
+    """A conversation title: the first user message, whitespace collapsed, cut to 100 characters."""
+    text = ' '.join(message.split())
+    return text[:TITLE_LENGTH].rstrip()
+
+
+@dataclass
+class TurnStart:
+    """What is known when a turn begins."""
+
+    conversation_id: str
+    new_conversation: bool
+    agent_key: str
+    agent_name: str
+    run_id: str
+    user_message_id: str
+    assistant_message_id: str
+    content: str
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TurnEnd:
+    """How a turn ended: the assistant row's final state and the turn's totals."""
+
+    assistant_message_id: str
+    conversation_id: str
+    status: str
+    content: str
+    parts: list[dict[str, Any]]
+    model_messages: list[Any] | None
+    usage: dict[str, Any] | None
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    duration_ms: int
+    meta: dict[str, Any]
+    error: ErrorRecord | None = None
+    notices: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    tool_count: int = 0
+    """Function and native tool calls recorded in this turn (added to the conversation's count)."""
+
+
+@dataclass
+class ErrorRecord:
+    """An error card: exception class, message, traceback and whether retrying may help."""
+
+    message_id: str
+    exception_class: str
+    message: str
+    traceback: str
+    recoverable: bool
+    tool_status: str = 'error'
+
+
+_conversations = Base.metadata.tables[Conversation.__tablename__]
+_messages = Base.metadata.tables[Message.__tablename__]
+_tools = Base.metadata.tables[ToolInvocation.__tablename__]
+_llm_calls = Base.metadata.tables[LlmCall.__tablename__]
+
+# Statements are built once with bound parameters, so each write only binds values: building a
+# statement per write (with its values inline) costs several times more than executing it.
+_INSERT_CONVERSATION = insert(_conversations)
+_INSERT_MESSAGE = insert(_messages)
+_INSERT_TOOL = insert(_tools)
+_INSERT_LLM_CALL = insert(_llm_calls)
+_FINISH_TOOL = (
+    update(_tools)
+    .where(_tools.c.id == bindparam('b_id'))
+    .values(
+        status=bindparam('b_status'),
+        result=bindparam('b_result', type_=_tools.c.result.type),
+        error=bindparam('b_error'),
+        duration_ms=bindparam('b_duration_ms'),
+        finished_at=bindparam('b_finished_at', type_=_tools.c.finished_at.type),
+        provider_status=func.coalesce(
+            bindparam('b_provider_status', type_=String()), _tools.c.provider_status
+        ),
+    )
+)
+_TOUCH = (
+    update(_conversations)
+    .where(_conversations.c.id == bindparam('b_id'))
+    .values(
+        updated_at=bindparam('b_now', type_=_conversations.c.updated_at.type),
+        message_count=_conversations.c.message_count + bindparam('b_messages', type_=Integer()),
+        tool_count=_conversations.c.tool_count + bindparam('b_tools', type_=Integer()),
+        input_tokens=_conversations.c.input_tokens + bindparam('b_input', type_=Integer()),
+        output_tokens=_conversations.c.output_tokens + bindparam('b_output', type_=Integer()),
+        cost=case(
+            (cast(bindparam('b_cost', type_=Double()), Double()).is_(None), _conversations.c.cost),
+            else_=func.coalesce(_conversations.c.cost, 0.0)
+            + cast(bindparam('b_cost', type_=Double()), Double()),
+        ),
+        has_error=or_(_conversations.c.has_error, cast(bindparam('b_error', type_=Boolean()), Boolean())),
+    )
+)
+_COMPLETE_MESSAGE = (
+    update(_messages)
+    .where(_messages.c.id == bindparam('b_id'))
+    .values(
+        status=bindparam('b_status'),
+        content=bindparam('b_content'),
+        parts=bindparam('b_parts', type_=_messages.c.parts.type),
+        model_messages=bindparam('b_model_messages', type_=_messages.c.model_messages.type),
+        usage=bindparam('b_usage', type_=_messages.c.usage.type),
+        input_tokens=bindparam('b_input_tokens'),
+        output_tokens=bindparam('b_output_tokens'),
+        cost=bindparam('b_cost'),
+        duration_ms=bindparam('b_duration_ms'),
+        meta=bindparam('b_meta', type_=_messages.c.meta.type),
+    )
+)
+
+
+def _touch(
+    connection: Connection,
+    conversation_id: str,
+    *,
+    messages: int = 0,
+    tools: int = 0,
+    input_tokens: int = 0,
+    output_tokens: int = 0,
+    cost: float | None = None,
+    error: bool = False,
+) -> None:
+    """Bump `updated_at` and add to the counters (a cost adds to a null total as to 0)."""
+    connection.execute(
+        _TOUCH,
+        {
+            'b_id': conversation_id,
+            'b_now': utcnow(),
+            'b_messages': messages,
+            'b_tools': tools,
+            'b_input': input_tokens,
+            'b_output': output_tokens,
+            'b_cost': cost,
+            'b_error': error,
+        },
+    )
+
+
+def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
+    """Create the conversation when new, store the user message and the streaming assistant row."""
+
+    def op(connection: Connection) -> None:
+        now = utcnow()
+        if start.new_conversation:
+            connection.execute(
+                _INSERT_CONVERSATION,
+                {
+                    'id': start.conversation_id,
+                    'agent_key': start.agent_key,
+                    'agent_name': start.agent_name,
+                    'title': title_from(start.content),
+                    'origin': 'playground',
+                    'has_error': False,
+                    'message_count': 2,
+                    'tool_count': 0,
+                    'input_tokens': 0,
+                    'output_tokens': 0,
+                    'cost': None,
+                    'created_at': now,
+                    'updated_at': now,
+                },
+            )
+        else:
+            _touch(connection, start.conversation_id, messages=2)
+        common = {
+            'conversation_id': start.conversation_id,
+            'run_id': start.run_id,
+            'created_at': now,
+            'details': {},
+        }
+        connection.execute(
+            _INSERT_MESSAGE,
+            [
+                {
+                    **common,
+                    'id': start.user_message_id,
+                    'role': 'user',
+                    'status': 'complete',
+                    'content': start.content,
+                    'attachments': start.attachments,
+                    'meta': {},
+                },
+                {
+                    **common,
+                    'id': start.assistant_message_id,
+                    'role': 'assistant',
+                    'status': 'streaming',
+                    'content': '',
+                    'attachments': [],
+                    'meta': start.meta,
+                },
+            ],
+        )
+
+    return op
+
+
+def tool_started(row: dict[str, Any]) -> Statement:
+    """Insert a tool invocation row (usually `pending`); counted in the conversation at the turn's end."""
+    return Statement(_INSERT_TOOL, {**_TOOL_DEFAULTS, **row})
+
+
+_TOOL_DEFAULTS: dict[str, Any] = {
+    'result': None,
+    'provider_status': None,
+    'error': None,
+    'duration_ms': None,
+    'finished_at': None,
+}
+
+
+def tool_finished(
+    tool_id: str,
+    *,
+    status: str,
+    result: Any = None,
+    error: str | None = None,
+    duration_ms: int | None,
+    finished_at: datetime,
+    provider_status: str | None = None,
+) -> Statement:
+    """Complete a tool invocation with its result or error."""
+    return Statement(
+        _FINISH_TOOL,
+        {
+            'b_id': tool_id,
+            'b_status': status,
+            'b_result': result,
+            'b_error': error,
+            'b_duration_ms': duration_ms,
+            'b_finished_at': finished_at,
+            'b_provider_status': provider_status,
+        },
+    )
+
+
+def record_llm_call(row: dict[str, Any]) -> Statement:
+    """Add a ledger row for one model response."""
+    return Statement(_INSERT_LLM_CALL, row)
+
+
+def end_turn(end: TurnEnd) -> Callable[[Connection], None]:
+    """Complete the assistant row, add error and notice rows, settle tools left pending, add totals."""
+
+    def op(connection: Connection) -> None:
+        now = utcnow()
+        added = 0
+        keep = bool(end.content or end.parts) or end.error is None or end.tool_count > 0
+        if keep:
+            connection.execute(
+                _COMPLETE_MESSAGE,
+                {
+                    'b_id': end.assistant_message_id,
+                    'b_status': end.status,
+                    'b_content': end.content,
+                    'b_parts': end.parts,
+                    'b_model_messages': end.model_messages,
+                    'b_usage': end.usage,
+                    'b_input_tokens': end.input_tokens,
+                    'b_output_tokens': end.output_tokens,
+                    'b_cost': end.cost,
+                    'b_duration_ms': end.duration_ms,
+                    'b_meta': end.meta,
+                },
+            )
+        else:
+            connection.execute(delete(_messages).where(_messages.c.id == end.assistant_message_id))
+            added -= 1
+        rows: list[dict[str, Any]] = [
+            {
+                'id': new_id(),
+                'conversation_id': end.conversation_id,
+                'run_id': None,
+                'role': 'notice',
+                'status': 'complete',
+                'content': content,
+                'attachments': [],
+                'meta': meta,
+                'details': {},
+                'created_at': now,
+            }
+            for content, meta in end.notices
+        ]
+        error = end.error
+        if error is not None:
+            rows.append(
+                {
+                    'id': error.message_id,
+                    'conversation_id': end.conversation_id,
+                    'run_id': None,
+                    'role': 'error',
+                    'status': 'complete',
+                    'content': error.message,
+                    'attachments': [],
+                    'meta': {},
+                    'details': {
+                        'class': error.exception_class,
+                        'traceback': error.traceback,
+                        'recoverable': error.recoverable,
+                    },
+                    'created_at': now,
+                }
+            )
+        if rows:
+            connection.execute(_INSERT_MESSAGE, rows)
+            added += len(rows)
+        if end.status != 'complete' or error is not None:
+            settle = error.tool_status if error is not None else 'interrupted'
+            message = error.message if error is not None else 'The turn was interrupted.'
+            connection.execute(
+                update(_tools)
+                .where(_tools.c.message_id == end.assistant_message_id, _tools.c.status == 'pending')
+                .values(status=settle, error=message, finished_at=now)
+            )
+        _touch(
+            connection,
+            end.conversation_id,
+            messages=added,
+            tools=end.tool_count,
+            input_tokens=end.input_tokens,
+            output_tokens=end.output_tokens,
+            cost=end.cost,
+            error=error is not None,
+        )
+
+    return op
+
+
+def sweep_in_flight(connection: Connection) -> tuple[int, int]:
+    """Mark turns and tool calls a crashed process left in flight as interrupted; returns the counts."""
+    now = utcnow()
+    messages = connection.execute(
+        update(Message).where(Message.status == 'streaming').values(status='interrupted')
+    )
+    tools = connection.execute(
+        update(ToolInvocation)
+        .where(ToolInvocation.status == 'pending')
+        .values(status='interrupted', error='Synapse stopped before the call finished.', finished_at=now)
+    )
+    return int(getattr(messages, 'rowcount', 0) or 0), int(getattr(tools, 'rowcount', 0) or 0)

@@ -1,0 +1,119 @@
+"""`POST /api/agents/{slug}/chat` (the turn, streamed) and `GET /api/agents/{slug}/models`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, UploadFile
+from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from ...chat.attachments import Upload
+from ...chat.engine import TurnInput, TurnRejected
+from ...chat.models import selectable_models
+from ...chat.service import AgentLookupError, ChatService, find_agent, target_for
+from ...chat.target import TurnTarget
+from ...protocol import STREAM_HEADERS
+from ..context import SynapseContext, get_context
+from ..errors import ApiError
+
+router = APIRouter(tags=['chat'])
+
+Context = Annotated[SynapseContext, Depends(get_context)]
+
+
+def chat_service(context: SynapseContext) -> ChatService:
+    """The context's chat service, created on first use."""
+    if context.chat is None:
+        context.chat = ChatService(context.store)
+    service: ChatService = context.chat
+    return service
+
+
+async def _found(context: SynapseContext, slug: str) -> Any:
+    found = await find_agent(context.catalog, slug)
+    if found is None:
+        raise ApiError(404, f'No agent with slug {slug!r}.')
+    return found
+
+
+@router.get('/api/agents/{slug}/models')
+async def agent_models(slug: str, context: Context) -> JSONResponse:
+    """The models the playground can run this agent on; `default` is preselected."""
+    try:
+        found = await _found(context, slug)
+    except AgentLookupError as exc:
+        raise ApiError(409, f'The agents could not be loaded: {exc}') from exc
+    target = target_for(found)
+    options = selectable_models(target.own_model_id, list(context.settings.models))
+    return JSONResponse({'default': options[0].id, 'models': [o.as_dict() for o in options]})
+
+
+async def _read_uploads(files: list[UploadFile], limit: int) -> list[Upload]:
+    uploads: list[Upload] = []
+    for file in files:
+        if file.size is not None and file.size > limit:
+            raise ApiError(413, f'{file.filename or "An attachment"} is larger than {limit} bytes.')
+        data = await file.read()
+        if len(data) > limit:
+            raise ApiError(413, f'{file.filename or "An attachment"} is larger than {limit} bytes.')
+        uploads.append(Upload(file.filename or 'file', file.content_type or '', data))
+    return uploads
+
+
+@router.post(
+    '/api/agents/{slug}/chat',
+    response_class=StreamingResponse,
+    responses={200: {'content': {'text/event-stream': {}}, 'description': 'A Vercel AI UI message stream.'}},
+)
+async def chat(
+    slug: str,
+    context: Context,
+    message: Annotated[str, Form(description='The user message.')] = '',
+    attachments: Annotated[list[UploadFile] | None, File(description='Files sent with the message.')] = None,
+    attachments_brackets: Annotated[list[UploadFile] | None, File(alias='attachments[]')] = None,
+    conversation_id: Annotated[str | None, Form(description='Continue this conversation.')] = None,
+    model: Annotated[str | None, Form(description='A model id from /models.')] = None,
+) -> StreamingResponse:
+    """Send a message; the answer streams back as the Vercel AI UI message stream."""
+    files = [*(attachments or []), *(attachments_brackets or [])]
+    if not message.strip() and not files:
+        raise ApiError(
+            422,
+            'message: send a message or at least one attachment.',
+            fields=[{'location': 'body.message', 'message': 'Field required'}],
+        )
+    setup_error: BaseException | None = None
+    try:
+        target = target_for(await _found(context, slug))
+    except AgentLookupError as exc:
+        target, setup_error = TurnTarget(agent=None, slug=slug, name=slug), exc
+    if model:
+        allowed = {o.id for o in selectable_models(target.own_model_id, list(context.settings.models))}
+        if model not in allowed:
+            raise ApiError(422, f'model: {model!r} is not one of the models offered for this agent.')
+    uploads = await _read_uploads(files, context.settings.attachments_max_bytes)
+    service = chat_service(context)
+    try:
+        prepared = await service.engine.prepare(
+            TurnInput(target, message, uploads, conversation_id or None, model or None)
+        )
+    except TurnRejected as exc:
+        raise ApiError(exc.status, exc.message) from exc
+    if setup_error is not None:
+        prepared.setup_error = setup_error
+    return StreamingResponse(
+        service.engine.stream(prepared), media_type='text/event-stream', headers=STREAM_HEADERS
+    )
+
+
+async def sweep(context: SynapseContext) -> tuple[int, int]:
+    """Mark turns a previous process left in flight as interrupted (at start-up)."""
+    from ...store.engine import writer
+    from ...store.recording import sweep_in_flight
+
+    def run() -> tuple[int, int]:
+        with writer(context.store.engine).begin() as connection:
+            return sweep_in_flight(connection)
+
+    return await run_in_threadpool(run)

@@ -1,0 +1,162 @@
+"""The history API: list, replay, rename, delete and clear conversations; one tool call in full."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from pydantic_core import to_json
+from starlette.concurrency import run_in_threadpool
+
+from ...store.history import (
+    PAGE_SIZE,
+    ConversationFilters,
+    conversation_row,
+    conversation_thread,
+    list_conversations,
+    tool_invocation,
+)
+from ..context import SynapseContext, get_context
+from ..errors import ApiError
+from .chat import chat_service
+
+router = APIRouter(tags=['conversations'])
+
+
+class FastJSON(JSONResponse):
+    """JSON rendered by pydantic-core (several times faster than `json.dumps` on large threads)."""
+
+    def render(self, content: object) -> bytes:
+        return to_json(content)
+
+
+Context = Annotated[SynapseContext, Depends(get_context)]
+
+
+def _bound(value: str | None, name: str, *, end: bool) -> datetime | None:
+    """An ISO date (whole day) or datetime; a date as `to` includes that day."""
+    if not value:
+        return None
+    try:
+        if len(value) == 10:
+            day = date.fromisoformat(value)
+            moment = datetime.combine(day, time.min, tzinfo=UTC)
+            return moment + timedelta(days=1) if end else moment
+        parsed = datetime.fromisoformat(value.replace('Z', '+00:00'))
+    except ValueError as exc:
+        raise ApiError(
+            422,
+            f'{name}: not an ISO date or datetime.',
+            fields=[{'location': f'query.{name}', 'message': str(exc)}],
+        ) from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@router.get('/api/conversations')
+async def conversations(
+    context: Context,
+    search: Annotated[str | None, Query(max_length=200)] = None,
+    agents: Annotated[list[str] | None, Query()] = None,
+    agents_brackets: Annotated[list[str] | None, Query(alias='agents[]')] = None,
+    status: Annotated[Literal['success', 'error'] | None, Query()] = None,
+    tools: Annotated[list[str] | None, Query()] = None,
+    tools_brackets: Annotated[list[str] | None, Query(alias='tools[]')] = None,
+    date_from: Annotated[str | None, Query(alias='from')] = None,
+    date_to: Annotated[str | None, Query(alias='to')] = None,
+    sort: Annotated[Literal['newest', 'oldest'], Query()] = 'newest',
+    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+) -> JSONResponse:
+    """A page of conversations (25) matching the filters, newest first by default, and the total."""
+    filters = ConversationFilters(
+        search=(search or '').strip() or None,
+        agents=[*(agents or []), *(agents_brackets or [])],
+        status=status,
+        tools=[*(tools or []), *(tools_brackets or [])],
+        date_from=_bound(date_from, 'from', end=False),
+        date_to=_bound(date_to, 'to', end=True),
+        newest_first=sort == 'newest',
+        page=page,
+    )
+    rows, total, exact = await run_in_threadpool(list_conversations, context.store, filters)
+    pages = (total + PAGE_SIZE - 1) // PAGE_SIZE
+    return FastJSON(
+        {
+            'conversations': rows,
+            'total': total,
+            'total_exact': exact,
+            'page': page,
+            'page_size': PAGE_SIZE,
+            'pages': pages,
+        }
+    )
+
+
+@router.get('/api/conversations/{conversation_id}')
+async def conversation(conversation_id: str, context: Context) -> JSONResponse:
+    """The whole thread in order, with tool invocations inside the answers that made them."""
+    thread = await run_in_threadpool(conversation_thread, context.store, conversation_id)
+    if thread is None:
+        raise ApiError(404, f'No conversation with id {conversation_id!r}.')
+    agent_key = thread['conversation']['agent_key']
+    thread['conversation'].update(await _agent_facts(context, agent_key))
+    return FastJSON(thread)
+
+
+async def _agent_facts(context: SynapseContext, slug: str) -> dict[str, Any]:
+    from ...chat.service import AgentLookupError, find_agent
+
+    try:
+        found = await find_agent(context.catalog, slug)
+    except AgentLookupError:
+        found = None
+    return {'stateless': bool(getattr(found, 'stateless', False)), 'agent_available': found is not None}
+
+
+class Rename(BaseModel):
+    """A new title."""
+
+    title: str = Field(max_length=200)
+
+
+@router.patch('/api/conversations/{conversation_id}')
+async def rename(conversation_id: str, body: Rename, context: Context) -> JSONResponse:
+    """Rename a conversation (1 to 200 characters)."""
+    title = ' '.join(body.title.split())
+    if not title:
+        raise ApiError(
+            422, 'title: must not be empty.', fields=[{'location': 'body.title', 'message': 'empty'}]
+        )
+    renamed = await run_in_threadpool(context.store.rename_conversation, conversation_id, title)
+    if renamed is None:
+        raise ApiError(404, f'No conversation with id {conversation_id!r}.')
+    return FastJSON(conversation_row(renamed))
+
+
+@router.delete('/api/conversations/{conversation_id}')
+async def delete(conversation_id: str, context: Context) -> JSONResponse:
+    """Delete a conversation with its messages, tool rows, ledger rows and files."""
+    await chat_service(context).writes.drain()
+    report = await run_in_threadpool(context.store.delete_conversation, conversation_id)
+    if report.conversations == 0:
+        raise ApiError(404, f'No conversation with id {conversation_id!r}.')
+    return FastJSON({'deleted': report.as_dict()})
+
+
+@router.post('/api/conversations/clear')
+async def clear(context: Context) -> JSONResponse:
+    """Delete every conversation and everything that belongs to one."""
+    await chat_service(context).writes.drain()
+    report = await run_in_threadpool(context.store.clear)
+    return FastJSON({'deleted': report.as_dict()})
+
+
+@router.get('/api/tool-invocations/{tool_id}')
+async def one_tool_invocation(tool_id: str, context: Context) -> JSONResponse:
+    """One tool invocation with its arguments and result in full (the replay may cut them)."""
+    found = await run_in_threadpool(tool_invocation, context.store, tool_id)
+    if found is None:
+        raise ApiError(404, f'No tool invocation with id {tool_id!r}.')
+    return FastJSON(found)

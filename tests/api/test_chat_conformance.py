@@ -1,0 +1,93 @@
+"""Every demo agent's stream, checked by the `ai` package's own parser (v5, v6 and v7).
+
+tests/node/check_streams.mjs runs `parseJsonEventStream` + `uiMessageChunkSchema` +
+`readUIMessageStream` (with `terminateOnError`) from each pinned version of `ai` over the streams.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from chat_helpers import decode
+from synapse_agents.web import SynapseContext
+
+pytestmark = [pytest.mark.node, pytest.mark.slow]
+
+NODE_DIR = Path(__file__).resolve().parents[1] / 'node'
+
+# (agent attribute, message, what the stream must contain)
+TURNS = [
+    ('support_agent', 'Where is order A-1001?', {'tool-output-available', 'text-delta', 'reasoning-delta'}),
+    ('summariser', 'Summarise: Synapse records every tool call.', {'text-delta'}),
+    ('structured_agent', 'My order A-1002 is late, I am Ann (ann@example.com).', {'data-structured-output'}),
+    ('flaky_agent', 'How many KB-87 are in stock?', {'tool-output-error', 'data-error', 'error'}),
+    ('orchestrator', 'Summarise this text: pydantic-ai agents are composable.', {'tool-output-available'}),
+    ('deps_agent', 'List my open invoices.', {'tool-output-available'}),
+    ('fallback_agent', 'Hello', {'data-notice'}),
+    ('research_agent', 'Search the web for pydantic-ai capabilities', {'data-native-tool'}),
+    ('support_agent', 'rate limit', {'data-error', 'error'}),
+    ('support_agent', 'Explain refunds, then fail mid-stream', {'text-delta', 'error'}),
+]
+
+
+@pytest.fixture(scope='module')
+def node_modules() -> Path:
+    if shutil.which('node') is None or shutil.which('npm') is None:
+        pytest.skip('Node.js and npm are needed for the conformance check')
+    if not (NODE_DIR / 'node_modules').is_dir():
+        subprocess.run(
+            ['npm', 'ci', '--no-audit', '--no-fund'], cwd=NODE_DIR, check=True, capture_output=True
+        )
+    return NODE_DIR / 'node_modules'
+
+
+def test_every_demo_agent_stream_passes_the_ai_parser(
+    client: TestClient, context: SynapseContext, node_modules: Path, tmp_path: Path, dialect: str
+) -> None:
+    if dialect != 'sqlite':
+        pytest.skip('the wire format does not depend on the database (the API tests cover both)')
+    from synapse_agents.discovery import Catalog
+
+    context.catalog = Catalog(['synapse_agents.demo'], tmp_path)
+    snapshot = context.catalog.scan()
+    slugs = {agent.attribute: agent.slug for agent in snapshot.agents}
+    assert {attribute for attribute, _, _ in TURNS} <= set(slugs), snapshot.problems
+
+    streams: list[dict[str, Any]] = []
+    for attribute, message, expected in TURNS:
+        response = client.post(f'/api/agents/{slugs[attribute]}/chat', data={'message': message})
+        assert response.status_code == 200, response.text
+        chunk_types = {chunk['type'] for chunk in decode(response.text)}
+        assert expected <= chunk_types, (attribute, message, chunk_types)
+        streams.append({'name': f'{attribute}: {message}', 'sse': response.text})
+
+    streams_file = tmp_path / 'streams.json'
+    streams_file.write_text(json.dumps(streams))
+    checked = subprocess.run(
+        ['node', 'check_streams.mjs', str(streams_file)],
+        cwd=NODE_DIR,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    results = json.loads(checked.stdout)
+    assert len(results) == 3 * len(TURNS)
+    for result in results:
+        where = f'{result["version"]} {result["name"]}'
+        assert result['schema_errors'] == [], where
+        assert result['message'] is not None, where
+        sent = next(s for s in streams if s['name'] == result['name'])
+        error_chunks = [c for c in decode(sent['sse']) if c['type'] == 'error']
+        if error_chunks:
+            assert result['error'] == error_chunks[0]['errorText'], where
+        else:
+            assert result['error'] is None, where
+            assert result['message']['metadata']['message_id'] == result['message']['id'], where
+        assert len(result['chunk_types']) == len(decode(sent['sse'])) - 1, where  # all but [DONE]
