@@ -29,6 +29,9 @@ from synapse_agents.demo import (
     support_agent,
 )
 
+# In-process clients talk to a loopback host name, as a browser on this machine would.
+LOCAL_URL = 'http://localhost'
+
 
 @dataclass
 class _ModelRef:

@@ -14,7 +14,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from chat_helpers import LOCAL_URL
 from fixtures.projects import isolated_imports
 from synapse_agents.discovery import Catalog
 from synapse_agents.settings import LoadedSettings, load_settings
@@ -75,6 +76,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         )
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `postgresql` run only when PostgreSQL is selected (deselected, not skipped)."""
+    if 'postgresql' in selected_dialects(config):
+        return
+    keep = [item for item in items if item.get_closest_marker('postgresql') is None]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
@@ -107,23 +118,36 @@ def postgres_server_url() -> str:
     return os.environ.get('SYNAPSE_TEST_POSTGRES_URL', DEFAULT_POSTGRES_URL)
 
 
-@pytest.fixture(scope='session')
-def postgres_database(postgres_server_url: str) -> Iterator[str]:
-    """A fresh PostgreSQL database for this test session, dropped at the end."""
-    url = make_url(postgres_server_url.replace('postgresql://', 'postgresql+psycopg://', 1))
+@contextmanager
+def _fresh_database(server_url: str) -> Iterator[str]:
+    url = make_url(server_url.replace('postgresql://', 'postgresql+psycopg://', 1))
     name = f'synapse_test_{uuid.uuid4().hex[:10]}'
     admin = create_engine(url, isolation_level='AUTOCOMMIT')
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE {name}'))
     except Exception as exc:  # pragma: no cover - only without a server
-        pytest.fail(f'PostgreSQL tests need a server at {postgres_server_url}: {exc}')
+        pytest.fail(f'PostgreSQL tests need a server at {server_url}: {exc}')
     try:
         yield url.set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS {name} WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture(scope='session')
+def postgres_database(postgres_server_url: str) -> Iterator[str]:
+    """A PostgreSQL database for this test session (migrated by the store tests), dropped at the end."""
+    with _fresh_database(postgres_server_url) as url:
+        yield url
+
+
+@pytest.fixture
+def empty_postgres_database(postgres_server_url: str) -> Iterator[str]:
+    """A PostgreSQL database of this test's own, with nothing in it."""
+    with _fresh_database(postgres_server_url) as url:
+        yield url
 
 
 @pytest.fixture(scope='session')
@@ -177,7 +201,7 @@ def context(settings: LoadedSettings, store: Store) -> SynapseContext:
 @pytest.fixture
 def client(context: SynapseContext) -> Iterator[TestClient]:
     """An in-process client for the app (lifespan included)."""
-    with TestClient(create_app(context)) as client:
+    with TestClient(create_app(context), base_url=LOCAL_URL) as client:
         yield client
 
 
@@ -193,7 +217,7 @@ def client_for(context: SynapseContext, tmp_path: Path) -> Iterator[Callable[...
         def make(targets: list[str], root: Path | None = None) -> TestClient:
             context.catalog = Catalog(targets, root or context.loaded.project_root)
             context.targets = list(targets)
-            return stack.enter_context(TestClient(create_app(context)))
+            return stack.enter_context(TestClient(create_app(context), base_url=LOCAL_URL))
 
         yield make
 
@@ -223,9 +247,14 @@ class LiveServer:
 
 
 def start_server(
-    args: list[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = 30
+    args: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 30,
+    ready_status: int = 200,
 ) -> LiveServer:
-    """Start `synapse serve ARGS` and wait until /api/health answers."""
+    """Start `synapse serve ARGS` and wait until /api/health answers (with `ready_status`)."""
     port = free_port()
     log = cwd / f'serve-{port}.log'
     full_env = {**os.environ, **(env or {}), 'PYTHONUNBUFFERED': '1'}
@@ -244,7 +273,7 @@ def start_server(
         if process.poll() is not None:
             raise RuntimeError(f'synapse serve exited with {process.returncode}:\n{server.output()}')
         try:
-            if httpx.get(server.url + '/api/health', timeout=1).status_code == 200:
+            if httpx.get(server.url + '/api/health', timeout=1).status_code == ready_status:
                 return server
         except httpx.HTTPError:
             pass
@@ -288,9 +317,12 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope='session')
+@pytest.fixture(scope='module')
 def chromium() -> Iterator[Any]:
-    """Debian's Chromium through Playwright (never a downloaded browser), once per session.
+    """Debian's Chromium through Playwright (never a downloaded browser), once per test module.
+
+    Module scope, not session: Playwright's sync API keeps an event loop running while it lives,
+    which would break every asyncio test collected after the browser tests.
 
     Skips without Chromium or a built dashboard (`make browser`, `make frontend`); under CI it fails.
     """

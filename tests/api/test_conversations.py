@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event, update
 
-from chat_helpers import StaticCatalog, decode, found, simple_agent, tool_then_text_model
+from chat_helpers import LOCAL_URL, StaticCatalog, decode, found, simple_agent, tool_then_text_model
 from synapse_agents.store import Conversation, Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.recording import ErrorRecord, TurnEnd, TurnStart, begin_turn, end_turn, tool_started
@@ -261,13 +261,13 @@ def test_start_up_sweeps_turns_left_in_flight_and_serve_prunes(context: SynapseC
     crashed = seed(store)
     with store.write() as session:
         session.execute(update(Message).where(Message.conversation_id == crashed).values(status='streaming'))
-    with TestClient(create_app(context)) as client:  # not `synapse serve`: no pruning
+    with TestClient(create_app(context), base_url=LOCAL_URL) as client:  # not `synapse serve`: no pruning
         statuses = [m['status'] for m in client.get(f'/api/conversations/{crashed}').json()['messages']]
         assert statuses == ['interrupted', 'interrupted']
         assert client.get(f'/api/conversations/{old}').status_code == 200
     context.maintenance = True
     context.settings.auto_prune = True
-    with TestClient(create_app(context)) as client:
+    with TestClient(create_app(context), base_url=LOCAL_URL) as client:
         for _ in range(50):
             if client.get(f'/api/conversations/{old}').status_code == 404:
                 break

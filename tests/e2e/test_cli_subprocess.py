@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -61,14 +62,42 @@ def test_serve_answers_health_from_embedded_sqlite(live_server, isolated_env: Pa
     assert 'serving on' in server.output()
 
 
-@pytest.mark.postgresql
-def test_db_upgrade_against_postgresql(isolated_env: Path, request: pytest.FixtureRequest) -> None:
-    if request.config.getoption('--db') == 'sqlite':
-        pytest.skip('PostgreSQL tests run with --db postgresql or --db all')
-    url = request.getfixturevalue('postgres_database')
+def test_db_upgrade_on_each_database(
+    isolated_env: Path, dialect: str, request: pytest.FixtureRequest
+) -> None:
+    if dialect == 'postgresql':
+        url = request.getfixturevalue('empty_postgres_database')
+    else:
+        url = f'sqlite:///{isolated_env / "elsewhere.db"}'
     env = {'SYNAPSE_DATABASE_URL': url}
+    result = synapse('db', 'current', cwd=isolated_env, env=env)
+    assert result.returncode == 0 and 'revision none' in result.stdout
     result = synapse('db', 'upgrade', cwd=isolated_env, env=env)
     assert result.returncode == 0, result.stderr
-    assert 'postgresql' in result.stdout
+    assert result.stdout.startswith(f'{dialect}: upgraded from an empty database to {head_revision()}')
     result = synapse('db', 'current', cwd=isolated_env, env=env)
     assert 'up to date' in result.stdout
+
+
+def test_serve_refuses_production_without_opt_in(isolated_env: Path) -> None:
+    result = synapse('serve', '--demo', cwd=isolated_env, env={'SYNAPSE_ENV': 'production'})
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        'Error: refusing to run in production: Synapse runs agents and spends money; '
+        'set SYNAPSE_ENABLED=true to opt in.'
+    )
+
+
+def test_serve_outside_local_prints_a_login_url_and_requires_it(live_server: Any, isolated_env: Path) -> None:
+    server = live_server(['--demo'], env={'SYNAPSE_ENV': 'staging'}, ready_status=401)
+    login = next(line for line in server.output().splitlines() if 'log in' in line).split()[-1]
+    token = login.split('token=', 1)[1]
+    assert len(token) >= 32
+    assert httpx.get(server.url + '/api/health').status_code == 401
+    assert httpx.get(server.url + '/api/agents', headers={'Authorization': 'Bearer nope'}).status_code == 401
+    bearer = httpx.get(server.url + '/api/health', headers={'Authorization': f'Bearer {token}'})
+    assert bearer.status_code == 200
+    with httpx.Client(base_url=server.url) as browser:
+        response = browser.get(f'/login?token={token}', follow_redirects=True)
+        assert response.status_code in (200, 503)  # the dashboard, or the "not built" page
+        assert browser.get('/api/agents').status_code == 200

@@ -8,15 +8,34 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from .. import __version__
+from . import login
+from .access import AccessMiddleware, AccessPolicy, policy_for
 from .context import SynapseContext
 from .errors import install_error_handlers
+from .hardening import BodyLimitMiddleware, SecurityHeadersMiddleware
 from .routes import agents, attachments, chat, conversations, health
 from .routes.lifecycle import chat_lifespan
 from .spa import mount_spa
 
 
-def create_app(context: SynapseContext) -> FastAPI:
-    """Build the Synapse app around `context` (settings, store, agent catalog)."""
+def default_policy(context: SynapseContext) -> AccessPolicy:
+    """The access policy the settings call for (see docs/security.md)."""
+    settings = context.settings
+    return policy_for(
+        env=settings.env,
+        bind_host=settings.host,
+        token=settings.token.get_secret_value() if settings.token else None,
+        allowed_hosts=settings.allowed_hosts,
+    )
+
+
+def create_app(context: SynapseContext, *, access: AccessPolicy | None = None) -> FastAPI:
+    """Build the Synapse app around `context` (settings, store, agent catalog).
+
+    `access` decides who may use it; by default the settings decide (local mode on a loopback
+    bind in a local environment, a token anywhere else).
+    """
+    policy = access or default_policy(context)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -33,11 +52,17 @@ def create_app(context: SynapseContext) -> FastAPI:
         openapi_url='/api/openapi.json',
     )
     app.state.synapse = context
+    app.state.access_policy = policy
     install_error_handlers(app)
+    app.include_router(login.router)
     app.include_router(health.router)
     app.include_router(agents.router)
     app.include_router(chat.router)
     app.include_router(conversations.router)
     app.include_router(attachments.router)
     mount_spa(app)  # last: the dashboard answers every path no API route claimed
+    # The last added is the outermost: headers go on every answer, refusals included.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=context.settings.request_limit)
+    app.add_middleware(AccessMiddleware, policy=policy)
+    app.add_middleware(SecurityHeadersMiddleware)
     return app

@@ -14,7 +14,8 @@ from .. import __version__
 from ..discovery import Catalog
 from ..settings import LoadedSettings
 from ..store.setup import open_store
-from .app import create_app
+from .access import ensure_enabled
+from .app import create_app, default_policy
 from .context import SynapseContext
 
 DEMO_TARGET = 'synapse_agents.demo'
@@ -44,9 +45,11 @@ def env_files(loaded: LoadedSettings) -> list[Path]:
 def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, console: Console) -> None:
     """Serve until interrupted."""
     settings = loaded.settings
+    ensure_enabled(env=settings.env, enabled=settings.enabled)
     context = build_context(loaded, demo=demo)
     context.maintenance = True
-    app = create_app(context)
+    policy = default_policy(context)
+    app = create_app(context, access=policy)
     url = f'http://{_display_host(settings.host)}:{settings.port}/'
     config = uvicorn.Config(
         app,
@@ -67,6 +70,17 @@ def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, consol
     console.print(
         f'  agents    {len(snapshot.agents)} found in {", ".join(snapshot.targets)}{problems}', markup=False
     )
+    if policy.mode == 'token':
+        console.print(f'  access    token required (env {settings.env!r}, bound to {settings.host})')
+        if policy.token_generated:
+            # Printed once, here only: the generated token lives in this process's memory.
+            login = f'{url}login?token={policy.token}'
+            console.print(f'  log in    [link={login}]{login}[/link]', soft_wrap=True)
+        else:
+            console.print('  log in    with the token from SYNAPSE_TOKEN')
+        url = f'{url}login?token={policy.token}' if policy.token_generated else url
+    else:
+        console.print('  access    local only (loopback, same-origin)')
     if open_browser:
         threading.Thread(target=_open_when_started, args=(server, url), daemon=True).start()
     try:

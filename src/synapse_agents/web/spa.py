@@ -4,6 +4,10 @@ Every path outside ``/api`` is the SPA's: a file of the build when one matches, 
 ``index.html`` so that client routes (``/agents/x/c/y``, ``/history?page=2``) survive a reload.
 ``/api`` is never answered here, so an unknown API route stays a JSON 404 (or 405) from FastAPI.
 
+Mounted under a prefix (``synapse_agents.mount(app, '/synapse')``), ``index.html`` is served with
+its asset URLs prefixed and a ``synapse-base`` meta tag, from which the app takes the base of its
+API calls and of its routes.
+
 Caching: the files under ``assets/`` carry a content hash in their names and never change, so
 they are cached for a year as immutable; ``index.html`` and the unhashed files beside it
 (``theme.js``, the icon) are revalidated on every load, so a new build shows up at once.
@@ -13,7 +17,9 @@ A source checkout without a build gets a page that says how to make one, instead
 
 from __future__ import annotations
 
+import html
 import mimetypes
+import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -84,6 +90,28 @@ def _looks_like_file(path: str) -> bool:
     return len(parts) == 1 and '.' in parts[0].strip('.')
 
 
+def _route_path(scope: Scope) -> str:
+    """The path inside this app: a mounted Synapse sees its mount prefix in ``root_path``."""
+    path: str = scope.get('path', '/')
+    root: str = scope.get('root_path', '')
+    if root and path.startswith(root):
+        return path[len(root) :] or '/'
+    return path
+
+
+def with_base(index_html: str, root: str) -> str:
+    """`index.html` for a dashboard served under `root` (a mount prefix, or nothing).
+
+    Absolute asset URLs get the prefix, and a ``synapse-base`` meta tag tells the app where its API
+    and its routes live.
+    """
+    root = root.rstrip('/')
+    if root:
+        index_html = re.sub(r'(\s(?:src|href))="/(?!/)', rf'\1="{root}/', index_html)
+    meta = f'<meta name="synapse-base" content="{html.escape(root, quote=True)}">'
+    return index_html.replace('<head>', f'<head>\n    {meta}', 1)
+
+
 class SpaRoute(BaseRoute):
     """A catch-all route for the dashboard that never matches ``/api`` paths."""
 
@@ -91,7 +119,7 @@ class SpaRoute(BaseRoute):
         self.static_dir = static_dir
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if scope['type'] == 'http' and not _is_api(scope.get('path', '/')):
+        if scope['type'] == 'http' and not _is_api(_route_path(scope)):
             return Match.FULL, {}
         return Match.NONE, {}
 
@@ -99,15 +127,16 @@ class SpaRoute(BaseRoute):
         raise NoMatchFound(name, path_params)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = self.respond(scope['method'], scope.get('path', '/'))
+        response = self.respond(scope['method'], _route_path(scope), scope.get('root_path', ''))
         await response(scope, receive, send)
 
-    def respond(self, method: str, path: str) -> Response:
+    def respond(self, method: str, path: str, root: str = '') -> Response:
         if method not in ('GET', 'HEAD'):
             return error_response(405, f'{method} is not allowed here.', headers={'Allow': 'GET, HEAD'})
         index = self.static_dir / 'index.html'
         if not index.is_file():
-            return HTMLResponse(MISSING_BUILD_PAGE, status_code=503, headers={'Cache-Control': 'no-store'})
+            page = with_base(MISSING_BUILD_PAGE, root)
+            return HTMLResponse(page, status_code=503, headers={'Cache-Control': 'no-store'})
         file = self._file_for(path)
         if file is not None:
             cache = IMMUTABLE if path.startswith('/assets/') else REVALIDATE
@@ -116,7 +145,8 @@ class SpaRoute(BaseRoute):
             return Response(
                 'Not found', status_code=404, media_type='text/plain', headers={'Cache-Control': 'no-store'}
             )
-        return FileResponse(index, media_type='text/html', headers={'Cache-Control': REVALIDATE})
+        page = with_base(index.read_text(encoding='utf-8'), root)
+        return HTMLResponse(page, headers={'Cache-Control': REVALIDATE})
 
     def _file_for(self, path: str) -> Path | None:
         """The built file at `path`, if there is one inside the static folder."""

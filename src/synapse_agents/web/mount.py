@@ -1,0 +1,65 @@
+"""Mounting Synapse into an existing FastAPI or Starlette application."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from starlette.applications import Starlette
+
+from ..settings import load_settings
+from .access import AccessPolicy, Authorize, SynapseDisabled, ensure_enabled
+from .app import create_app
+from .server import build_context
+
+
+def mount(
+    app: Starlette,
+    path: str = '/synapse',
+    *,
+    authorize: Authorize | None = None,
+    agents: Sequence[str] | None = None,
+    demo: bool = False,
+    project_dir: Path | None = None,
+) -> FastAPI:
+    """Serve Synapse (dashboard and API) under `path` of `app`; returns the mounted sub-app.
+
+    `authorize(request) -> bool` (sync or async) decides who may use it — pass your own check,
+    e.g. "is this an admin session". Without it, the settings decide: local mode when `env` is
+    `local`, else the token from SYNAPSE_TOKEN. With `env = production` it refuses to mount
+    unless `enabled = true`. Synapse's start-up and shutdown work joins `app`'s lifespan.
+    """
+    overrides: dict[str, Any] = {'agents': list(agents) if agents else None}
+    loaded = load_settings(overrides, cwd=project_dir)
+    settings = loaded.settings
+    ensure_enabled(env=settings.env, enabled=settings.enabled)
+    if authorize is not None:
+        policy = AccessPolicy.with_authorize(authorize, settings.allowed_hosts)
+    elif settings.env.lower() == 'local':
+        policy = AccessPolicy.local(settings.allowed_hosts)
+    elif settings.token is not None:
+        policy = AccessPolicy.with_token(settings.token.get_secret_value(), settings.allowed_hosts)
+    else:
+        raise SynapseDisabled(
+            f'mounting Synapse with env {settings.env!r} needs authorize=... or SYNAPSE_TOKEN'
+        )
+    context = build_context(loaded, demo=demo)
+    synapse_app = create_app(context, access=policy)
+    app.mount(path.rstrip('/') or '/', synapse_app)
+    _join_lifespan(app, synapse_app)
+    return synapse_app
+
+
+def _join_lifespan(parent: Starlette, child: FastAPI) -> None:
+    """Run the child's lifespan inside the parent's: Starlette does not run a mounted app's own."""
+    parent_lifespan = parent.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[Any]:
+        async with parent_lifespan(app) as state, child.router.lifespan_context(child):
+            yield state
+
+    parent.router.lifespan_context = lifespan
