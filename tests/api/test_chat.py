@@ -87,6 +87,23 @@ def test_bad_input_is_json_before_any_stream(chat: TestClient, context: SynapseC
         chat, 'tests.echo', files=[('attachments', ('big.bin', b'12345', 'application/octet-stream'))]
     )
     assert response.status_code == 413 and response.json()['error']['code'] == 'too_large'
+    assert context.store.counts()['messages'] == 2  # only the one turn that was accepted
+
+
+def test_message_length_and_attachment_count_limits(chat: TestClient, context: SynapseContext) -> None:
+    context.settings.max_message_chars = 10
+    response = send(chat, 'tests.greeter', message='x' * 11)
+    assert response.status_code == 422
+    assert response.json()['error']['message'] == 'message: 11 characters is more than the 10 accepted.'
+    assert send(chat, 'tests.greeter', message='x' * 10).status_code == 200
+    context.settings.max_attachments = 1
+    files = [('attachments', (f'{i}.txt', b'hi', 'text/plain')) for i in range(2)]
+    response = send(chat, 'tests.echo', files=files)
+    assert (
+        response.status_code == 422
+        and 'more than the 1 a message may carry' in response.json()['error']['message']
+    )
+    assert send(chat, 'tests.echo', files=files[:1]).status_code == 200
 
 
 def test_attachments_round_trip(chat: TestClient) -> None:

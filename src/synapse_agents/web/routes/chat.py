@@ -77,6 +77,20 @@ async def chat(
 ) -> StreamingResponse:
     """Send a message; the answer streams back as the Vercel AI UI message stream."""
     files = [*(attachments or []), *(attachments_brackets or [])]
+    settings = context.settings
+    if len(message) > settings.max_message_chars:
+        raise ApiError(
+            422,
+            f'message: {len(message)} characters is more than the {settings.max_message_chars} accepted.',
+            fields=[{'location': 'body.message', 'message': 'Too long'}],
+        )
+    if len(files) > settings.max_attachments:
+        raise ApiError(
+            422,
+            f'attachments: {len(files)} files is more than the {settings.max_attachments} '
+            'a message may carry.',
+            fields=[{'location': 'body.attachments', 'message': 'Too many files'}],
+        )
     if not message.strip() and not files:
         raise ApiError(
             422,
