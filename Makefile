@@ -8,7 +8,7 @@ POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo serve test test-sqlite lint format typecheck wheel clean
+.PHONY: help install demo serve test test-sqlite test-frontend lint format typecheck wheel clean frontend browser
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -19,7 +19,26 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-install: $(STAMP) ## Create .venv and install Synapse with every development dependency
+# The dashboard (frontend/, React + Vite) is built into the package; git ignores the output.
+DASHBOARD := src/synapse_agents/web/static/index.html
+NODE_MODULES := frontend/node_modules/.package-lock.json
+FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
+	frontend/index.html frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
+CHROMIUM := /usr/bin/chromium
+
+$(NODE_MODULES): frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $(NODE_MODULES)
+
+$(DASHBOARD): $(NODE_MODULES) $(FRONTEND_SOURCES)
+	cd frontend && npm run build
+
+frontend: $(DASHBOARD) ## Build the dashboard into the package (npm ci first when node_modules is stale)
+
+browser: ## Install Debian's Chromium for the browser tests when /usr/bin/chromium is missing
+	@if [ ! -x $(CHROMIUM) ]; then apt-get update && apt-get install -y chromium; fi
+
+install: $(STAMP) $(DASHBOARD) ## Create .venv, install Synapse with every development dependency, build the dashboard
 
 demo: install ## Install everything, then serve the offline demo agents on the embedded SQLite store
 	$(BIN)/synapse serve --demo
@@ -27,8 +46,11 @@ demo: install ## Install everything, then serve the offline demo agents on the e
 serve: install ## Install everything, then serve the agents of this folder
 	$(BIN)/synapse serve
 
-test: install ## Install everything, then run the whole test suite on SQLite and PostgreSQL
+test: install browser test-frontend ## Install everything, then run every test: vitest, then pytest (browser tests included) on SQLite and PostgreSQL
 	SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) $(BIN)/python -m pytest --db all $(PYTEST_ARGS)
+
+test-frontend: $(NODE_MODULES) ## Run the dashboard's unit tests (vitest, once)
+	cd frontend && npm test
 
 test-sqlite: install ## Run the test suite on SQLite only (no PostgreSQL needed)
 	$(BIN)/python -m pytest --db sqlite $(PYTEST_ARGS)
@@ -49,3 +71,4 @@ wheel: install ## Build the wheel and sdist into dist/ and check the wheel's con
 
 clean: ## Remove the virtualenv, build output and caches
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf src/synapse_agents/web/static frontend/node_modules test-artifacts

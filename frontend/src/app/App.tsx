@@ -1,0 +1,31 @@
+import { Compass } from '@/components/icons'
+import { Link, Route, Routes } from 'react-router'
+import { EmptyState } from '@/components/common/States'
+import { AgentsPage } from '@/features/agents/AgentsPage'
+import { HistoryPage } from '@/features/history/HistoryPage'
+import { PlaygroundPage } from '@/features/playground/PlaygroundPage'
+import { Shell } from '@/features/shell/Shell'
+
+function NotFound() {
+  return (
+    <EmptyState icon={<Compass />} title="Nothing here" className="my-auto">
+      <p>
+        This page does not exist. <Link to="/" className="text-primary hover:underline">Back to the agents</Link>
+      </p>
+    </EmptyState>
+  )
+}
+
+export function App() {
+  return (
+    <Routes>
+        <Route element={<Shell />}>
+          <Route index element={<AgentsPage />} />
+          <Route path="agents" element={<AgentsPage />} />
+          <Route path="agents/:slug/*" element={<PlaygroundPage />} />
+          <Route path="history" element={<HistoryPage />} />
+          <Route path="*" element={<NotFound />} />
+        </Route>
+      </Routes>
+  )
+}

@@ -1,0 +1,74 @@
+// History's state lives in the URL, so a reload (or a shared link) keeps search, filters, sort and page.
+
+export type StatusFilter = '' | 'success' | 'error'
+export type Sort = 'newest' | 'oldest'
+
+export interface HistoryState {
+  search: string
+  agents: string[]
+  status: StatusFilter
+  tools: string[]
+  from: string
+  to: string
+  sort: Sort
+  page: number
+}
+
+export const DEFAULT_STATE: HistoryState = { search: '', agents: [], status: '', tools: [], from: '', to: '', sort: 'newest', page: 1 }
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+export function readState(params: URLSearchParams): HistoryState {
+  const status = params.get('status')
+  const page = Number.parseInt(params.get('page') ?? '1', 10)
+  const date = (key: string) => {
+    const value = params.get(key) ?? ''
+    return DATE.test(value) ? value : ''
+  }
+  return {
+    search: params.get('search') ?? '',
+    agents: params.getAll('agents').filter(Boolean),
+    status: status === 'success' || status === 'error' ? status : '',
+    tools: params.getAll('tools').filter(Boolean),
+    from: date('from'),
+    to: date('to'),
+    sort: params.get('sort') === 'oldest' ? 'oldest' : 'newest',
+    page: Number.isFinite(page) && page > 0 ? page : 1,
+  }
+}
+
+/** The URL query for a state; defaults are left out so the plain page has a plain URL. */
+export function writeState(state: HistoryState): URLSearchParams {
+  const params = new URLSearchParams()
+  if (state.search.trim()) params.set('search', state.search.trim())
+  for (const agent of state.agents) params.append('agents', agent)
+  if (state.status) params.set('status', state.status)
+  for (const tool of state.tools) params.append('tools', tool)
+  if (state.from) params.set('from', state.from)
+  if (state.to) params.set('to', state.to)
+  if (state.sort !== 'newest') params.set('sort', state.sort)
+  if (state.page > 1) params.set('page', String(state.page))
+  return params
+}
+
+/** The API query: local calendar days become exact UTC bounds (the whole of `to` included). */
+export function apiQuery(state: HistoryState): URLSearchParams {
+  const params = writeState(state)
+  params.set('sort', state.sort)
+  params.set('page', String(state.page))
+  if (state.from) params.set('from', new Date(`${state.from}T00:00:00`).toISOString())
+  if (state.to) params.set('to', new Date(`${state.to}T23:59:59.999`).toISOString())
+  return params
+}
+
+/** How many filters are on (search and sort are not filters; a date range counts once). */
+export function activeFilterCount(state: HistoryState): number {
+  return (state.agents.length ? 1 : 0) + (state.status ? 1 : 0) + (state.tools.length ? 1 : 0) + (state.from || state.to ? 1 : 0)
+}
+
+/** Apply a change; anything but a page change goes back to page 1. */
+export function changeState(state: HistoryState, change: Partial<HistoryState>): HistoryState {
+  const next = { ...state, ...change }
+  if (!('page' in change)) next.page = 1
+  return next
+}

@@ -1,0 +1,58 @@
+// The per-answer line: ↑ input ↓ output tokens, cost, duration, with a breakdown on hover/focus.
+// It keeps its height while the answer streams, so nothing below it jumps when it fills in.
+import { ArrowDown, ArrowUp } from '@/components/icons'
+import { formatCost, formatDuration, formatInt } from '@/lib/format'
+import type { MetaView } from '@/lib/thread'
+import { Tooltip } from '@/components/ui/tooltip'
+
+function Row({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="flex justify-between gap-6">
+      <dt className="text-muted-foreground">{label}</dt>
+      <dd className="font-mono">{value}</dd>
+    </div>
+  )
+}
+
+export function Breakdown({ meta }: { meta: MetaView }) {
+  const usage = meta.usage
+  return (
+    <dl className="min-w-48 space-y-0.5 text-xs">
+      {meta.model && <Row label="Model" value={meta.provider ? `${meta.provider}:${meta.model}` : meta.model} />}
+      <Row label="Input tokens" value={formatInt(usage?.input_tokens)} />
+      <Row label="Output tokens" value={formatInt(usage?.output_tokens)} />
+      <Row label="Cache read" value={formatInt(usage?.cache_read_tokens)} />
+      <Row label="Cache write" value={formatInt(usage?.cache_write_tokens)} />
+      <Row label="Reasoning tokens" value={formatInt(usage?.reasoning_tokens)} />
+      {usage?.requests !== undefined && <Row label="Requests" value={formatInt(usage.requests)} />}
+      {usage?.tool_calls !== undefined && <Row label="Tool calls" value={formatInt(usage.tool_calls)} />}
+      <Row label="Cost" value={meta.cost === null ? 'unknown price' : formatCost(meta.cost, meta.currency ?? 'USD')} />
+      <Row label="Duration" value={formatDuration(meta.durationMs)} />
+    </dl>
+  )
+}
+
+export function MessageMeta({ meta, streaming, stopped }: { meta: MetaView | null; streaming: boolean; stopped?: boolean }) {
+  return (
+    <div className="flex h-6 items-center gap-3 font-mono text-[11px] text-muted-foreground" data-testid="message-meta">
+      {streaming && <span className="animate-pulse">streaming…</span>}
+      {!streaming && meta && (
+        <Tooltip content={<Breakdown meta={meta} />}>
+          <button type="button" className="flex cursor-help items-center gap-3 rounded px-1 -mx-1 hover:bg-muted" aria-label="Token and cost breakdown">
+            <span className="flex items-center gap-0.5" title="Input tokens">
+              <ArrowUp className="size-3" />
+              {formatInt(meta.usage?.input_tokens)}
+            </span>
+            <span className="flex items-center gap-0.5" title="Output tokens">
+              <ArrowDown className="size-3" />
+              {formatInt(meta.usage?.output_tokens)}
+            </span>
+            <span>{formatCost(meta.cost, meta.currency ?? 'USD')}</span>
+            <span>{formatDuration(meta.durationMs)}</span>
+          </button>
+        </Tooltip>
+      )}
+      {!streaming && stopped && <span className="text-warning">stopped</span>}
+    </div>
+  )
+}

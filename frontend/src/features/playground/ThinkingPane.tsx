@@ -1,0 +1,30 @@
+import { Brain, ChevronRight } from '@/components/icons'
+import { useId, useState } from 'react'
+import { cn } from '@/lib/cn'
+
+/** The model's reasoning, kept apart from the answer and folded away unless asked for. */
+export function ThinkingPane({ text, streaming }: { text: string; streaming: boolean }) {
+  const [open, setOpen] = useState(false)
+  const id = useId()
+  return (
+    <div className="rounded-lg border border-dashed bg-muted/30" data-testid="thinking">
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={id}
+        onClick={() => setOpen(!open)}
+        className="flex h-8 w-full cursor-pointer items-center gap-2 px-3 text-left text-xs text-muted-foreground hover:text-foreground"
+      >
+        <ChevronRight className={cn('size-3.5 transition-transform', open && 'rotate-90')} />
+        <Brain className="size-3.5" />
+        <span className={cn('font-medium', streaming && 'animate-pulse')}>{streaming ? 'Thinking…' : 'Thought'}</span>
+        <span className="ml-auto font-mono text-[11px]">{text.length.toLocaleString()} chars</span>
+      </button>
+      {open && (
+        <div id={id} className="max-h-80 overflow-y-auto whitespace-pre-wrap border-t px-3 py-2 text-[13px] italic leading-relaxed text-muted-foreground">
+          {text}
+        </div>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,58 @@
+import { ArrowDown } from '@/components/icons'
+import { forwardRef, useImperativeHandle, useRef, type ReactNode } from 'react'
+import type { ThreadItem } from '@/lib/thread'
+import { AssistantMessage } from './AssistantMessage'
+import { ErrorCard } from './ErrorCard'
+import { NoticeCard } from './NoticeCard'
+import { UserBubble } from './UserBubble'
+import { useStickToBottom } from './useStickToBottom'
+
+function Item({ item }: { item: ThreadItem }) {
+  switch (item.kind) {
+    case 'user':
+      return <UserBubble text={item.text} attachments={item.attachments} />
+    case 'assistant':
+      return <AssistantMessage parts={item.parts} meta={item.meta} streaming={item.streaming} stopped={item.stopped} />
+    case 'error':
+      return (
+        <div className="pl-10">
+          <ErrorCard error={item.error} />
+        </div>
+      )
+    case 'notice':
+      return (
+        <div className="pl-10">
+          <NoticeCard kind={item.noticeKind} message={item.message} />
+        </div>
+      )
+  }
+}
+
+export interface ThreadHandle {
+  scrollToBottom: () => void
+}
+
+export const Thread = forwardRef<ThreadHandle, { items: ThreadItem[]; empty: ReactNode }>(function Thread({ items, empty }, ref) {
+  const scroller = useRef<HTMLDivElement>(null)
+  const content = useRef<HTMLDivElement>(null)
+  const { atBottom, onScroll, scrollToBottom } = useStickToBottom(scroller, content)
+  useImperativeHandle(ref, () => ({ scrollToBottom }), [scrollToBottom])
+  return (
+    <div className="relative min-h-0 flex-1">
+      <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [scrollbar-gutter:stable]" data-testid="thread">
+        <div ref={content} className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-6 py-6" aria-label="Conversation">
+          {items.length === 0 ? empty : items.map((item) => <Item key={item.id} item={item} />)}
+        </div>
+      </div>
+      {!atBottom && (
+        <button
+          type="button"
+          onClick={scrollToBottom}
+          className="absolute bottom-3 left-1/2 flex -translate-x-1/2 cursor-pointer items-center gap-1 rounded-full border bg-popover px-3 py-1 text-xs shadow-lg hover:bg-accent"
+        >
+          <ArrowDown className="size-3.5" /> Jump to latest
+        </button>
+      )}
+    </div>
+  )
+})

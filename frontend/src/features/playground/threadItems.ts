@@ -1,0 +1,71 @@
+// The thread on screen: the stored replay, then the turns still live in this tab.
+import type { ConversationTotals, MessageMetadata, ReplayMessage } from '@/lib/api/types'
+import { replayItems } from '@/lib/replay'
+import type { Turn } from '@/lib/stream/turn'
+import type { MetaView, ThreadItem } from '@/lib/thread'
+import type { LiveExchange } from './useChatSession'
+
+export function metaOf(metadata: MessageMetadata): MetaView | null {
+  if (!metadata.usage && metadata.duration_ms === undefined && !metadata.model) return null
+  return {
+    model: metadata.model ?? null,
+    provider: metadata.provider ?? null,
+    usage: metadata.usage ?? null,
+    cost: metadata.cost ?? null,
+    currency: metadata.currency ?? 'USD',
+    durationMs: metadata.duration_ms ?? null,
+  }
+}
+
+function turnItem(key: string, turn: Turn): ThreadItem {
+  return {
+    kind: 'assistant',
+    // The server's ids once known, so the stored replay takes over the same components
+    // (an expanded tool card stays expanded).
+    id: turn.metadata.message_id ?? `${key}-answer`,
+    parts: turn.parts,
+    meta: turn.status === 'streaming' ? null : metaOf(turn.metadata),
+    streaming: turn.status === 'streaming',
+    stopped: turn.status === 'aborted',
+  }
+}
+
+/**
+ * Replay first, cut where the first live turn begins (a replay fetched mid-stream may hold its
+ * user message already), then each live exchange as a user bubble and an answer.
+ */
+export function combineThread(replay: ReplayMessage[] | undefined, live: LiveExchange[]): ThreadItem[] {
+  let stored = replay ?? []
+  const firstLive = live.find((item) => item.turn.metadata.user_message_id)?.turn.metadata.user_message_id
+  if (firstLive) {
+    const cut = stored.findIndex((message) => message.id === firstLive)
+    if (cut !== -1) stored = stored.slice(0, cut)
+  }
+  const items = replayItems(stored)
+  for (const exchange of live) {
+    const userId = exchange.turn.metadata.user_message_id ?? `${exchange.key}-user`
+    items.push({ kind: 'user', id: userId, text: exchange.user.text, attachments: exchange.user.attachments })
+    items.push(turnItem(exchange.key, exchange.turn))
+  }
+  return items
+}
+
+/** The conversation's running totals: the stored ones plus the live turns not stored yet. */
+export function combineTotals(totals: ConversationTotals | undefined, live: LiveExchange[]): ConversationTotals {
+  const sum: ConversationTotals = {
+    input_tokens: totals?.input_tokens ?? 0,
+    output_tokens: totals?.output_tokens ?? 0,
+    cost: totals?.cost ?? null,
+    duration_ms: totals?.duration_ms ?? 0,
+    tool_calls: totals?.tool_calls ?? 0,
+  }
+  for (const { turn } of live) {
+    const usage = turn.metadata.usage
+    sum.input_tokens += usage?.input_tokens ?? 0
+    sum.output_tokens += usage?.output_tokens ?? 0
+    if (turn.metadata.cost !== undefined && turn.metadata.cost !== null) sum.cost = (sum.cost ?? 0) + turn.metadata.cost
+    sum.duration_ms = (sum.duration_ms ?? 0) + (turn.metadata.duration_ms ?? 0)
+    sum.tool_calls += turn.parts.filter((part) => part.type === 'tool').length
+  }
+  return sum
+}

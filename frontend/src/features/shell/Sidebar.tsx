@@ -1,0 +1,133 @@
+// The app shell's left column: navigation, recent conversations, agents, version and theme.
+import { Bot, History, LayoutGrid, PanelLeftClose, PanelLeftOpen } from '@/components/icons'
+import type { ReactNode } from 'react'
+import { NavLink } from 'react-router'
+import { cn } from '@/lib/cn'
+import { Tooltip } from '@/components/ui/tooltip'
+import { useAgents, useHealth } from '@/lib/queries'
+import { agentPath } from '@/features/conversations/paths'
+import { Logo } from './Logo'
+import { RecentConversations } from './RecentConversations'
+import { ThemeMenu } from './ThemeMenu'
+
+function NavItem({ to, icon, label, collapsed, end }: { to: string; icon: ReactNode; label: string; collapsed: boolean; end?: boolean }) {
+  const link = (
+    <NavLink
+      to={to}
+      end={end}
+      aria-label={collapsed ? label : undefined}
+      className={({ isActive }) =>
+        cn(
+          'flex h-8 items-center gap-2 rounded-md px-2 text-[13px] text-muted-foreground transition-colors hover:bg-accent hover:text-foreground [&_svg]:size-4 [&_svg]:shrink-0',
+          isActive && 'bg-accent font-medium text-foreground',
+          collapsed && 'w-8 justify-center px-0',
+        )
+      }
+    >
+      {icon}
+      {!collapsed && <span className="truncate">{label}</span>}
+    </NavLink>
+  )
+  return collapsed ? (
+    <Tooltip content={label} side="right">
+      {link}
+    </Tooltip>
+  ) : (
+    link
+  )
+}
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="space-y-0.5">
+      <h2 className="px-2 pb-1 text-[11px] font-medium uppercase tracking-wider text-muted-foreground/80">{title}</h2>
+      {children}
+    </section>
+  )
+}
+
+function AgentList() {
+  const { data } = useAgents()
+  if (!data) return null
+  return (
+    <Section title="Agents">
+      {data.agents.length === 0 && <p className="px-2 text-xs text-muted-foreground">No agents found.</p>}
+      {data.agents.map((agent) => (
+        <NavLink
+          key={agent.slug}
+          to={agentPath(agent.slug)}
+          className={({ isActive }) =>
+            cn(
+              'flex h-7 items-center gap-2 rounded-md px-2 text-[13px] text-muted-foreground hover:bg-accent hover:text-foreground',
+              isActive && 'bg-accent text-foreground',
+            )
+          }
+        >
+          <Bot className="size-3.5 shrink-0" />
+          <span className="truncate">{agent.name}</span>
+        </NavLink>
+      ))}
+    </Section>
+  )
+}
+
+function Footer({ collapsed }: { collapsed: boolean }) {
+  const health = useHealth()
+  const agents = useAgents()
+  const count = agents.data?.agents.length
+  return (
+    <div className={cn('flex items-center gap-1 border-t p-2', collapsed ? 'flex-col' : 'justify-between')}>
+      <ThemeMenu compact={collapsed} />
+      {!collapsed && (
+        <span className="truncate px-1 font-mono text-[11px] text-muted-foreground" data-testid="sidebar-footer">
+          {health.data ? `v${health.data.version}` : 'v…'}
+          {count !== undefined && ` · ${count} ${count === 1 ? 'agent' : 'agents'}`}
+        </span>
+      )}
+    </div>
+  )
+}
+
+export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle: () => void }) {
+  const ToggleIcon = collapsed ? PanelLeftOpen : PanelLeftClose
+  return (
+    <aside
+      aria-label="Sidebar"
+      className={cn('flex h-full shrink-0 flex-col border-r bg-surface transition-[width] duration-150', collapsed ? 'w-14' : 'w-64')}
+    >
+      <div className={cn('flex h-14 items-center gap-2 px-3', collapsed && 'flex-col justify-center px-0')}>
+        {!collapsed && (
+          <>
+            <Logo className="size-6" />
+            <span className="font-semibold tracking-tight">Synapse</span>
+          </>
+        )}
+        <Tooltip content={`${collapsed ? 'Expand' : 'Collapse'} sidebar (Ctrl+B)`} side="right">
+          <button
+            type="button"
+            onClick={onToggle}
+            aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+            aria-expanded={!collapsed}
+            className="ml-auto flex size-8 cursor-pointer items-center justify-center rounded-md text-muted-foreground hover:bg-accent hover:text-foreground data-[c=true]:ml-0"
+            data-c={collapsed}
+          >
+            {collapsed ? <Logo className="size-6" /> : <ToggleIcon className="size-4" />}
+          </button>
+        </Tooltip>
+      </div>
+      <nav aria-label="Workspace" className={cn('space-y-0.5 px-2', collapsed && 'flex flex-col items-center')}>
+        <NavItem to="/" end icon={<LayoutGrid />} label="Agents" collapsed={collapsed} />
+        <NavItem to="/history" icon={<History />} label="History" collapsed={collapsed} />
+      </nav>
+      <div className="mt-4 min-h-0 flex-1 space-y-5 overflow-y-auto px-2 pb-3">
+        {!collapsed && (
+          <>
+            <RecentConversations />
+            <AgentList />
+          </>
+        )}
+      </div>
+      <Footer collapsed={collapsed} />
+    </aside>
+  )
+}

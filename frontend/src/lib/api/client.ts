@@ -1,0 +1,75 @@
+// Fetching JSON from the Synapse API, with its one error shape turned into ApiError.
+import type {
+  AgentInfo,
+  AgentsResponse,
+  ConversationDetail,
+  ConversationRow,
+  ConversationsResponse,
+  DeleteResult,
+  Health,
+  ModelsResponse,
+  ToolInvocation,
+} from './types'
+
+import { apiUrl } from '../base'
+
+export class ApiError extends Error {
+  readonly status: number
+  readonly code: string
+
+  constructor(status: number, code: string, message: string) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = status
+    this.code = code
+  }
+}
+
+/** Turn a non-OK response into an ApiError carrying the API's `{error: {code, message}}`. */
+export async function errorFrom(response: Response): Promise<ApiError> {
+  let code = 'http_error'
+  let message = `${response.status} ${response.statusText}`.trim()
+  try {
+    const body: unknown = await response.json()
+    const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error
+    if (error && typeof error.message === 'string') message = error.message
+    if (error && typeof error.code === 'string') code = error.code
+  } catch {
+    // Not JSON (a proxy's page, say): keep the status line.
+  }
+  return new ApiError(response.status, code, message)
+}
+
+export async function request<T>(path: string, init?: RequestInit): Promise<T> {
+  let response: Response
+  try {
+    response = await fetch(apiUrl(path), { ...init, headers: { Accept: 'application/json', ...init?.headers } })
+  } catch (cause) {
+    if (cause instanceof DOMException && cause.name === 'AbortError') throw cause
+    throw new ApiError(0, 'network', 'Synapse is not answering. Is `synapse serve` still running?')
+  }
+  if (!response.ok) throw await errorFrom(response)
+  return (await response.json()) as T
+}
+
+function json(method: string, body: unknown): RequestInit {
+  return { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }
+}
+
+const enc = encodeURIComponent
+
+export const api = {
+  health: () => request<Health>('/api/health'),
+  agents: () => request<AgentsResponse>('/api/agents'),
+  agent: (slug: string) => request<AgentInfo>(`/api/agents/${enc(slug)}`),
+  models: (slug: string) => request<ModelsResponse>(`/api/agents/${enc(slug)}/models`),
+  conversations: (query: URLSearchParams) => {
+    const qs = query.toString()
+    return request<ConversationsResponse>(`/api/conversations${qs ? `?${qs}` : ''}`)
+  },
+  conversation: (id: string) => request<ConversationDetail>(`/api/conversations/${enc(id)}`),
+  rename: (id: string, title: string) =>
+    request<ConversationRow>(`/api/conversations/${enc(id)}`, json('PATCH', { title })),
+  toolInvocation: (id: string) => request<ToolInvocation>(`/api/tool-invocations/${enc(id)}`),
+  remove: (id: string) => request<DeleteResult>(`/api/conversations/${enc(id)}`, { method: 'DELETE' }),
+}

@@ -1,0 +1,16 @@
+// The reads pages share, each under one cache key.
+import { api } from './api/client'
+import { useResource } from './resource'
+
+export const useAgents = () => useResource('agents', api.agents)
+export const useHealth = () => useResource('health', api.health)
+export const useAgent = (slug: string) => useResource(`agent:${slug}`, () => api.agent(slug))
+export const useModels = (slug: string) => useResource(`models:${slug}`, () => api.models(slug))
+export const useConversation = (id: string | null) =>
+  useResource(id ? `conversation:${id}` : null, () => api.conversation(id ?? ''))
+
+/** `conversations?<query>`: invalidating "conversations" refreshes every list at once. */
+export const useConversations = (query: URLSearchParams) => {
+  const qs = query.toString()
+  return useResource(`conversations?${qs}`, () => api.conversations(new URLSearchParams(qs)))
+}

@@ -1,0 +1,35 @@
+// Sending one chat message: a multipart POST whose answer is read chunk by chunk as it streams.
+import { errorFrom } from '../api/client'
+import { apiUrl } from '../base'
+import { parseChunk, type UIChunk } from './chunks'
+import { readEventData } from './sse'
+
+export interface ChatRequest {
+  slug: string
+  message: string
+  files: File[]
+  conversationId: string | null
+  model: string | null
+  signal: AbortSignal
+}
+
+/** POST the message and yield each protocol chunk as it arrives. Throws ApiError for a 4xx/5xx. */
+export async function* streamChat(request: ChatRequest): AsyncGenerator<UIChunk> {
+  const form = new FormData()
+  form.set('message', request.message)
+  for (const file of request.files) form.append('attachments', file, file.name)
+  if (request.conversationId) form.set('conversation_id', request.conversationId)
+  if (request.model) form.set('model', request.model)
+  const response = await fetch(apiUrl(`/api/agents/${encodeURIComponent(request.slug)}/chat`), {
+    method: 'POST',
+    body: form,
+    headers: { Accept: 'text/event-stream' },
+    signal: request.signal,
+  })
+  if (!response.ok) throw await errorFrom(response)
+  if (!response.body) return
+  for await (const data of readEventData(response.body)) {
+    const chunk = parseChunk(data)
+    if (chunk) yield chunk
+  }
+}

@@ -1,0 +1,84 @@
+// What the playground's thread shows, whether it comes from a live stream or a stored replay.
+import type { ToolKind, ToolStatus, Usage } from './api/types'
+
+export interface ToolView {
+  callId: string
+  name: string
+  kind: ToolKind
+  status: ToolStatus
+  args: unknown
+  /** Arguments as they stream in, before they parse (live only). */
+  argsText?: string
+  result: unknown
+  error: string | null
+  durationMs: number | null
+  provider?: string | null
+  providerStatus?: string | null
+  /** Client clock when the call started (live only), for a duration measured in the browser. */
+  startedAt?: number
+  /** The stored invocation (replay only): where the whole of a truncated call can be read. */
+  invocationId?: string
+  truncated?: boolean
+}
+
+export interface ErrorView {
+  className: string | null
+  message: string
+  traceback: string | null
+  recoverable: boolean
+}
+
+export type AssistantPart =
+  | { type: 'text'; id: string; text: string; streaming: boolean }
+  | { type: 'reasoning'; id: string; text: string; streaming: boolean }
+  | { type: 'tool'; id: string; tool: ToolView }
+  | { type: 'structured-output'; id: string; output: unknown }
+  | { type: 'notice'; id: string; noticeKind: string; message: string }
+  | { type: 'error'; id: string; error: ErrorView }
+  | { type: 'source'; id: string; url: string; title: string | null }
+  | { type: 'file'; id: string; url: string; mediaType: string }
+
+export interface MetaView {
+  model: string | null
+  provider: string | null
+  usage: Usage | null
+  cost: number | null
+  currency: string | null
+  durationMs: number | null
+}
+
+export interface AttachmentView {
+  name: string
+  mediaType: string
+  size: number
+  url: string | null
+}
+
+export type ThreadItem =
+  | { kind: 'user'; id: string; text: string; attachments: AttachmentView[] }
+  | { kind: 'assistant'; id: string; parts: AssistantPart[]; meta: MetaView | null; streaming: boolean; stopped?: boolean }
+  | { kind: 'error'; id: string; error: ErrorView }
+  | { kind: 'notice'; id: string; noticeKind: string; message: string }
+
+/** Consecutive tool parts form one stack, sources one list; everything else stands alone. */
+export type PartGroup =
+  | { type: 'tools'; id: string; tools: ToolView[] }
+  | { type: 'sources'; id: string; sources: { url: string; title: string | null }[] }
+  | { type: 'single'; part: AssistantPart }
+
+export function groupParts(parts: AssistantPart[]): PartGroup[] {
+  const groups: PartGroup[] = []
+  for (const part of parts) {
+    const last = groups[groups.length - 1]
+    if (part.type === 'tool') {
+      if (last?.type === 'tools') last.tools.push(part.tool)
+      else groups.push({ type: 'tools', id: part.id, tools: [part.tool] })
+    } else if (part.type === 'source') {
+      if (last?.type === 'sources') last.sources.push(part)
+      else groups.push({ type: 'sources', id: part.id, sources: [part] })
+    } else {
+      groups.push({ type: 'single', part })
+    }
+  }
+  return groups
+}
