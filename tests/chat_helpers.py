@@ -1,155 +1,122 @@
-"""Helpers for the chat tests: a catalog of agents, scripted models, and a stream decoder.
+"""Helpers for the chat tests: the catalog of test and demo agents, and a stream decoder.
 
-`StaticCatalog` stands in for discovery's `Catalog` (same `scan().get(slug)` interface) with agents
-the tests build, so the turn engine and routes can be tested with exact, fast models.
+The agents are real: `chat_agents` (tests/chat_agents.py, scripted `FunctionModel` agents) and the
+demo agents, found by discovery's own `Catalog` with the slugs it gives them.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from sqlalchemy import update
 
-from synapse_agents.demo import (
-    DemoModel,
-    deps_agent,
-    fallback_agent,
-    flaky_agent,
-    make_account_deps,
-    orchestrator,
-    research_agent,
-    structured_agent,
-    summariser,
-    support_agent,
-)
+from synapse_agents.chat.target import TurnTarget
+from synapse_agents.discovery import Catalog, DiscoveredAgent
+from synapse_agents.store import Conversation, Store
+from synapse_agents.store.ids import new_id
+from synapse_agents.store.recording import ErrorRecord, TurnEnd, TurnStart, begin_turn, end_turn, tool_started
+from synapse_agents.web.server import DEMO_TARGET
 
 # In-process clients talk to a loopback host name, as a browser on this machine would.
 LOCAL_URL = 'http://localhost'
 
+AGENT_TARGETS = ['chat_agents', DEMO_TARGET]
+"""What `agent_catalog()` discovers: the test agents and the demo agents."""
 
-@dataclass
-class _ModelRef:
-    id: str
-    provider: str
-    name: str
-    is_demo: bool
+DEMO = 'synapse_agents.demo.agents.'
+"""The slug prefix of the demo agents (`DEMO + 'support-agent'`)."""
 
 
-@dataclass
-class _Info:
-    model: _ModelRef | None
+@cache
+def agent_catalog() -> Catalog:
+    """One catalog of the test and demo agents for the session (a warm scan costs a few `stat`s).
+
+    It fails at once when `chat_agents` has a problem, instead of leaving a test to find a 404.
+    """
+    catalog = Catalog(AGENT_TARGETS, Path(__file__).parent)
+    problems = catalog.scan().problems
+    assert not problems, [f'{p.kind}: {p.message}' for p in problems]
+    return catalog
 
 
-@dataclass
-class FoundAgent:
-    """The fields of discovery's `DiscoveredAgent` the chat side reads."""
-
-    agent: Any
-    slug: str
-    name: str
-    stateless: bool = False
-    deps_factory: Callable[[], Any] | None = None
-    deps_required: bool = False
-    missing_env: str | None = None
-    module: str = 'tests'
-    attribute: str = ''
-    info: _Info = field(default_factory=lambda: _Info(None))
+def discovered(slug: str) -> DiscoveredAgent:
+    """The discovered agent with this slug."""
+    found = agent_catalog().scan().get(slug)
+    assert found is not None, f'discovery found no agent {slug!r}'
+    return found
 
 
-class StaticCatalog:
-    """`scan()` returns itself; `get(slug)` finds an agent."""
-
-    def __init__(self, agents: list[FoundAgent]) -> None:
-        self.agents = {found.slug: found for found in agents}
-
-    def scan(self) -> StaticCatalog:
-        return self
-
-    def get(self, slug: str) -> FoundAgent | None:
-        return self.agents.get(slug)
+def turn_target(slug: str) -> TurnTarget:
+    """What the chat route hands the engine for this agent."""
+    return TurnTarget.from_discovered(discovered(slug))
 
 
-def found(agent: Any, slug: str | None = None, **kwargs: Any) -> FoundAgent:
-    """A catalog entry for `agent`; its own model is described like discovery does."""
-    model = agent.model
-    ref = None
-    if isinstance(model, DemoModel):
-        ref = _ModelRef('synapse:synapse-demo', 'synapse', 'synapse-demo', True)
-    elif model is not None and not isinstance(model, str):
-        ref = _ModelRef(f'{model.system}:{model.model_name}', model.system, model.model_name, False)
-    elif isinstance(model, str):
-        provider, _, name = model.partition(':')
-        ref = _ModelRef(model, provider, name, False)
-    name = agent.name or 'agent'
-    return FoundAgent(agent=agent, slug=slug or f'tests.{name}', name=name, info=_Info(ref), **kwargs)
+# -- stored conversations ------------------------------------------------------------------
 
 
-def demo_catalog() -> StaticCatalog:
-    """Every demo agent, as `synapse serve --demo` would list them."""
-    entries = [
-        found(support_agent),
-        found(summariser, stateless=True),
-        found(structured_agent),
-        found(flaky_agent),
-        found(orchestrator),
-        found(deps_agent, deps_factory=make_account_deps, deps_required=True),
-        found(fallback_agent),
-        found(research_agent),
-    ]
-    return StaticCatalog(entries)
-
-
-# -- scripted models ---------------------------------------------------------------------
-
-
-def tool_then_text_model(tool: str, args: dict[str, Any], text: str) -> FunctionModel:
-    """Streams a call to `tool` first, then `text` (split in words) once the tool has answered."""
-
-    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
-        if not any(getattr(p, 'part_kind', '') == 'tool-call' for m in messages for p in m.parts):
-            yield {0: DeltaToolCall(name=tool, json_args=json.dumps(args), tool_call_id=f'call_{tool}')}
-            return
-        for word in text.split(' '):
-            yield word + ' '
-
-    return FunctionModel(stream_function=stream, model_name='scripted')
-
-
-def text_model(text: str) -> FunctionModel:
-    """Streams `text` word by word."""
-
-    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
-        for word in text.split(' '):
-            yield word + ' '
-
-    return FunctionModel(stream_function=stream, model_name='scripted')
-
-
-def echo_history_model() -> FunctionModel:
-    """Answers with how many user prompts it received and the binary sizes it saw."""
-
-    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
-        prompts = [p for m in messages for p in m.parts if getattr(p, 'part_kind', '') == 'user-prompt']
-        sizes = [
-            len(item.data)
-            for p in prompts
-            if isinstance(p.content, list)
-            for item in p.content
-            if hasattr(item, 'data')
-        ]
-        yield f'prompts={len(prompts)} files={sizes}'
-
-    return FunctionModel(stream_function=stream, model_name='echo')
-
-
-def simple_agent(model: Any, name: str = 'simple', **kwargs: Any) -> Agent[Any, Any]:
-    return Agent(model, name=name, **kwargs)
+def seed_conversation(
+    store: Store,
+    *,
+    agent: str = 'app.support',
+    title: str = 'Hello',
+    answer: str = 'Answer',
+    tools: tuple[str, ...] = (),
+    error: bool = False,
+    updated: datetime | None = None,
+    tokens: tuple[int, int] = (10, 5),
+    cost: float | None = None,
+) -> str:
+    """A finished one-turn conversation, written by the store's own turn writes (no model run)."""
+    conversation_id, assistant_id, run_id = new_id(), new_id(), new_id()
+    with store.write() as session:
+        start = TurnStart(
+            conversation_id, True, agent, agent.split('.')[-1], run_id, new_id(), assistant_id, title
+        )
+        begin_turn(start)(session)
+        for name in tools:
+            row = {
+                'id': new_id(),
+                'conversation_id': conversation_id,
+                'message_id': assistant_id,
+                'run_id': run_id,
+                'tool_call_id': new_id(),
+                'kind': 'function',
+                'name': name,
+                'arguments': {'q': 'x' * 10},
+                'result': {'ok': True},
+                'status': 'success',
+                'started_at': datetime.now(UTC),
+            }
+            tool_started(row)(session)
+        record = ErrorRecord(new_id(), 'RuntimeError', 'boom', 'Traceback ...', False) if error else None
+        parts: list[dict[str, Any]] = [{'type': 'text', 'text': answer}]
+        end = TurnEnd(
+            assistant_id,
+            conversation_id,
+            'complete',
+            answer,
+            parts,
+            [],
+            {},
+            tokens[0],
+            tokens[1],
+            cost,
+            12,
+            {'model': 'm', 'provider': 'p'},
+            error=record,
+            tool_count=len(tools),
+        )
+        end_turn(end)(session)
+        if updated is not None:
+            session.execute(
+                update(Conversation).where(Conversation.id == conversation_id).values(updated_at=updated)
+            )
+    return conversation_id
 
 
 # -- decoding ------------------------------------------------------------------------------

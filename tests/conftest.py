@@ -324,7 +324,8 @@ def chromium() -> Iterator[Any]:
     Module scope, not session: Playwright's sync API keeps an event loop running while it lives,
     which would break every asyncio test collected after the browser tests.
 
-    Skips without Chromium or a built dashboard (`make browser`, `make frontend`); under CI it fails.
+    Fails (never skips: a skipped browser test hides a failure) without Chromium or a built
+    dashboard; `make browser` and `make frontend` provide them.
     """
     from synapse_agents.web.spa import dashboard_built
 
@@ -337,10 +338,7 @@ def chromium() -> Iterator[Any]:
         if not ok
     ]
     if missing:
-        message = 'browser tests need: ' + '; '.join(missing)
-        if os.environ.get('CI'):
-            pytest.fail(message)
-        pytest.skip(message)
+        pytest.fail('browser tests need: ' + '; '.join(missing))
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

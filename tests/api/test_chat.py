@@ -7,28 +7,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from chat_helpers import (
-    StaticCatalog,
-    decode,
-    demo_catalog,
-    echo_history_model,
-    found,
-    simple_agent,
-    text_model,
-    types,
-)
+from chat_helpers import DEMO, agent_catalog, decode, types
+from synapse_agents.discovery import Catalog
 from synapse_agents.web import SynapseContext
 
 
 @pytest.fixture
 def chat(client: TestClient, context: SynapseContext) -> TestClient:
-    agents = [
-        found(simple_agent(text_model('Hello there friend'), name='greeter'), slug='tests.greeter'),
-        found(simple_agent(echo_history_model(), name='echo'), slug='tests.echo'),
-        found(simple_agent(None, name='modelless'), slug='tests.modelless'),
-        *demo_catalog().agents.values(),
-    ]
-    context.catalog = StaticCatalog(agents)
+    """The app serving the test agents (`chat_agents`) and the demo agents, found by discovery."""
+    context.catalog = agent_catalog()
     return client
 
 
@@ -38,7 +25,7 @@ def send(client: TestClient, slug: str, message: str = 'hi', **data: Any) -> Any
 
 
 def test_a_turn_streams_the_ui_message_protocol(chat: TestClient) -> None:
-    response = send(chat, 'tests.greeter')
+    response = send(chat, 'chat_agents.greeter')
     assert response.status_code == 200
     assert response.headers['content-type'].startswith('text/event-stream')
     assert response.headers['x-vercel-ai-ui-message-stream'] == 'v1'
@@ -66,25 +53,25 @@ def test_a_turn_streams_the_ui_message_protocol(chat: TestClient) -> None:
 
 def test_title_is_the_first_message_cut_to_100_characters(chat: TestClient) -> None:
     message = 'word ' * 40
-    chunks = decode(send(chat, 'tests.greeter', message).text)
+    chunks = decode(send(chat, 'chat_agents.greeter', message).text)
     conversation_id = chunks[0]['messageMetadata']['conversation_id']
-    send(chat, 'tests.greeter', 'second message', conversation_id=conversation_id)
+    send(chat, 'chat_agents.greeter', 'second message', conversation_id=conversation_id)
     row = chat.get(f'/api/conversations/{conversation_id}').json()['conversation']
     assert row['title'] == ('word ' * 40).strip()[:100].rstrip() and len(row['title']) == 99
     assert row['message_count'] == 4
 
 
 def test_bad_input_is_json_before_any_stream(chat: TestClient, context: SynapseContext) -> None:
-    assert send(chat, 'tests.nope').status_code == 404
-    assert send(chat, 'tests.greeter', message='   ').status_code == 422
-    response = send(chat, 'tests.greeter', model='openai:not-offered')
+    assert send(chat, 'chat_agents.nope').status_code == 404
+    assert send(chat, 'chat_agents.greeter', message='   ').status_code == 422
+    response = send(chat, 'chat_agents.greeter', model='openai:not-offered')
     assert response.status_code == 422 and response.json()['error']['code'] == 'invalid_request'
-    assert send(chat, 'tests.greeter', conversation_id='missing').status_code == 404
-    first = decode(send(chat, 'tests.greeter').text)[0]['messageMetadata']['conversation_id']
-    assert send(chat, 'tests.echo', conversation_id=first).status_code == 409
+    assert send(chat, 'chat_agents.greeter', conversation_id='missing').status_code == 404
+    first = decode(send(chat, 'chat_agents.greeter').text)[0]['messageMetadata']['conversation_id']
+    assert send(chat, 'chat_agents.echo', conversation_id=first).status_code == 409
     context.settings.attachments_max_bytes = 4
     response = send(
-        chat, 'tests.echo', files=[('attachments', ('big.bin', b'12345', 'application/octet-stream'))]
+        chat, 'chat_agents.echo', files=[('attachments', ('big.bin', b'12345', 'application/octet-stream'))]
     )
     assert response.status_code == 413 and response.json()['error']['code'] == 'too_large'
     assert context.store.counts()['messages'] == 2  # only the one turn that was accepted
@@ -92,18 +79,18 @@ def test_bad_input_is_json_before_any_stream(chat: TestClient, context: SynapseC
 
 def test_message_length_and_attachment_count_limits(chat: TestClient, context: SynapseContext) -> None:
     context.settings.max_message_chars = 10
-    response = send(chat, 'tests.greeter', message='x' * 11)
+    response = send(chat, 'chat_agents.greeter', message='x' * 11)
     assert response.status_code == 422
     assert response.json()['error']['message'] == 'message: 11 characters is more than the 10 accepted.'
-    assert send(chat, 'tests.greeter', message='x' * 10).status_code == 200
+    assert send(chat, 'chat_agents.greeter', message='x' * 10).status_code == 200
     context.settings.max_attachments = 1
     files = [('attachments', (f'{i}.txt', b'hi', 'text/plain')) for i in range(2)]
-    response = send(chat, 'tests.echo', files=files)
+    response = send(chat, 'chat_agents.echo', files=files)
     assert (
         response.status_code == 422
         and 'more than the 1 a message may carry' in response.json()['error']['message']
     )
-    assert send(chat, 'tests.echo', files=files[:1]).status_code == 200
+    assert send(chat, 'chat_agents.echo', files=files[:1]).status_code == 200
 
 
 def test_attachments_round_trip(chat: TestClient) -> None:
@@ -111,7 +98,7 @@ def test_attachments_round_trip(chat: TestClient) -> None:
         ('attachments', ('notes.txt', b'abc', 'text/plain')),
         ('attachments[]', ('<script>.html', b'<b>x</b>', 'text/html')),
     ]
-    chunks = decode(send(chat, 'tests.echo', 'see files', files=files).text)
+    chunks = decode(send(chat, 'chat_agents.echo', 'see files', files=files).text)
     assert 'files=[3, 8]' in ''.join(c.get('delta', '') for c in chunks)
     conversation_id = chunks[0]['messageMetadata']['conversation_id']
     user = chat.get(f'/api/conversations/{conversation_id}').json()['messages'][0]
@@ -129,17 +116,17 @@ def test_attachments_round_trip(chat: TestClient) -> None:
 
 
 def test_models_list(chat: TestClient, monkeypatch: pytest.MonkeyPatch, context: SynapseContext) -> None:
-    body = chat.get('/api/agents/tests.greeter/models').json()
+    body = chat.get('/api/agents/chat_agents.greeter/models').json()
     assert body['default'] == 'function:scripted'
     assert [(m['id'], m['source']) for m in body['models']] == [
         ('function:scripted', 'agent'),
         ('demo', 'demo'),
     ]
-    modelless = chat.get('/api/agents/tests.modelless/models').json()
+    modelless = chat.get('/api/agents/chat_agents.modelless/models').json()
     assert modelless['default'] == 'demo'
     monkeypatch.setenv('ANTHROPIC_API_KEY', 'sk-test')
     context.settings.models = ['openai:gpt-5.6-sol']
-    body = chat.get('/api/agents/tests.modelless/models').json()
+    body = chat.get('/api/agents/chat_agents.modelless/models').json()
     by_id = {m['id']: m for m in body['models']}
     assert by_id['openai:gpt-5.6-sol'] == {
         'id': 'openai:gpt-5.6-sol',
@@ -150,36 +137,35 @@ def test_models_list(chat: TestClient, monkeypatch: pytest.MonkeyPatch, context:
         'missing_env': 'OPENAI_API_KEY',
     }
     assert any(m['source'] == 'provider' and m['provider'] == 'anthropic' for m in body['models'])
-    assert chat.get('/api/agents/tests.nope/models').status_code == 404
+    assert chat.get('/api/agents/chat_agents.nope/models').status_code == 404
 
 
 def test_modelless_agent_runs_on_the_demo_model_and_a_missing_key_is_an_error_card(
     chat: TestClient, context: SynapseContext
 ) -> None:
-    chunks = decode(send(chat, 'tests.modelless', 'rate limit').text)
+    chunks = decode(send(chat, 'chat_agents.modelless', 'rate limit').text)
     assert chunks[0]['messageMetadata']['provider'] == 'synapse'
     assert chunks[-3]['type'] == 'error' and '429' in chunks[-3]['errorText']
     context.settings.models = ['openai:gpt-5.6-sol']
-    chunks = decode(send(chat, 'tests.greeter', model='openai:gpt-5.6-sol').text)
+    chunks = decode(send(chat, 'chat_agents.greeter', model='openai:gpt-5.6-sol').text)
     card = next(c for c in chunks if c['type'] == 'data-error')['data']
     assert card['class'] == 'MissingApiKey' and 'OPENAI_API_KEY' in card['message']
 
 
 def test_stateless_demo_agent_and_catalog_failure(chat: TestClient, context: SynapseContext) -> None:
-    chunks = decode(send(chat, 'tests.summariser', 'rate limit').text)
+    chunks = decode(send(chat, DEMO + 'summariser', 'rate limit').text)
     assert chunks[0]['messageMetadata']['stateless'] is True
     conversation_id = chunks[0]['messageMetadata']['conversation_id']
     assert chat.get(f'/api/conversations/{conversation_id}').json()['conversation']['stateless'] is True
 
-    class Broken:
-        def scan(self) -> Any:
-            raise ImportError('agents/broken.py: No module named nowhere')
-
-    context.catalog = Broken()
-    response = send(chat, 'tests.greeter')
+    # A catalog whose scan raises (discovery does not turn a NUL byte in a target into a problem):
+    # the turn still starts and shows the failure as an error card; /models answers 409.
+    context.catalog = Catalog(['agents\x00/broken'], context.loaded.project_root)
+    response = send(chat, 'chat_agents.greeter')
     assert response.status_code == 200
     card = next(c for c in decode(response.text) if c['type'] == 'data-error')['data']
-    assert card['class'] == 'AgentLookupError'
+    assert card['class'] == 'AgentLookupError' and 'null byte' in card['message']
+    assert chat.get('/api/agents/chat_agents.greeter/models').status_code == 409
 
 
 def test_native_tools_structured_output_and_fallback_notices_are_recorded(chat: TestClient) -> None:
@@ -187,20 +173,20 @@ def test_native_tools_structured_output_and_fallback_notices_are_recorded(chat: 
         chunks = decode(send(chat, slug, message).text)
         return chat.get(f'/api/conversations/{chunks[0]["messageMetadata"]["conversation_id"]}').json()
 
-    research = thread_of('tests.research_agent', 'Search the web for pydantic-ai')
+    research = thread_of(DEMO + 'research-agent', 'Search the web for pydantic-ai')
     parts = research['messages'][1]['parts']
     native = next(p['tool'] for p in parts if p['type'] == 'native-tool')
     assert (native['kind'], native['name'], native['status']) == ('native', 'web_search', 'success')
     assert native['provider_status'] == 'success' and research['conversation']['tool_count'] == 1
 
-    structured = thread_of('tests.structured_agent', 'Order A-1002 is late, I am Ann (ann@example.com).')
+    structured = thread_of(DEMO + 'structured-agent', 'Order A-1002 is late, I am Ann (ann@example.com).')
     parts = structured['messages'][1]['parts']
     output = next(p for p in parts if p['type'] == 'structured-output')['output']
     assert output['customer']['email'] == 'ann@example.com'
     assert next(p['tool'] for p in parts if p['type'] == 'tool')['kind'] == 'output'
     assert structured['conversation']['tool_count'] == 0  # output tools are not tool calls
 
-    fallback = thread_of('tests.fallback_agent', 'Hello')
+    fallback = thread_of(DEMO + 'fallback-agent', 'Hello')
     assert [m['role'] for m in fallback['messages']] == ['user', 'assistant', 'notice']
     assert fallback['messages'][2]['meta']['kind'] == 'fallback'
     assert 'synapse-demo-unavailable' in fallback['messages'][2]['content']

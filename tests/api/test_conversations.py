@@ -11,72 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event, update
 
-from chat_helpers import LOCAL_URL, StaticCatalog, decode, found, simple_agent, tool_then_text_model
-from synapse_agents.store import Conversation, Store
-from synapse_agents.store.ids import new_id
-from synapse_agents.store.recording import ErrorRecord, TurnEnd, TurnStart, begin_turn, end_turn, tool_started
+from chat_helpers import LOCAL_URL, agent_catalog, decode
+from chat_helpers import seed_conversation as seed
+from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext
-
-
-def seed(
-    store: Store,
-    *,
-    agent: str = 'app.support',
-    title: str = 'Hello',
-    answer: str = 'Answer',
-    tools: tuple[str, ...] = (),
-    error: bool = False,
-    updated: datetime | None = None,
-    tokens: tuple[int, int] = (10, 5),
-    cost: float | None = None,
-) -> str:
-    conversation_id, assistant_id, run_id = new_id(), new_id(), new_id()
-    with store.write() as session:
-        begin_turn(
-            TurnStart(
-                conversation_id, True, agent, agent.split('.')[-1], run_id, new_id(), assistant_id, title
-            )
-        )(session)
-        for name in tools:
-            row = {
-                'id': new_id(),
-                'conversation_id': conversation_id,
-                'message_id': assistant_id,
-                'run_id': run_id,
-                'tool_call_id': new_id(),
-                'kind': 'function',
-                'name': name,
-                'arguments': {'q': 'x' * 10},
-                'result': {'ok': True},
-                'status': 'success',
-                'started_at': datetime.now(UTC),
-            }
-            tool_started(row)(session)
-        record = ErrorRecord(new_id(), 'RuntimeError', 'boom', 'Traceback ...', False) if error else None
-        parts: list[dict[str, Any]] = [{'type': 'text', 'text': answer}]
-        end_turn(
-            TurnEnd(
-                assistant_id,
-                conversation_id,
-                'complete',
-                answer,
-                parts,
-                [],
-                {},
-                tokens[0],
-                tokens[1],
-                cost,
-                12,
-                {'model': 'm', 'provider': 'p'},
-                error=record,
-                tool_count=len(tools),
-            )
-        )(session)
-        if updated is not None:
-            session.execute(
-                update(Conversation).where(Conversation.id == conversation_id).values(updated_at=updated)
-            )
-    return conversation_id
 
 
 @contextmanager
@@ -206,18 +144,11 @@ def test_query_counts_are_constant(client: TestClient, store: Store) -> None:
 
 
 def test_replay_is_the_whole_thread_in_order(client: TestClient, context: SynapseContext) -> None:
-    agent = simple_agent(tool_then_text_model('lookup', {'order_id': 'A-1'}, 'It shipped.'), name='shop')
-
-    @agent.tool_plain
-    def lookup(order_id: str) -> dict[str, Any]:
-        return {'order_id': order_id, 'history': ['x' * 100] * 40}
-
-    context.catalog = StaticCatalog([found(agent, slug='tests.shop')])
-    first = decode(client.post('/api/agents/tests.shop/chat', data={'message': 'Where is A-1?'}).text)
+    context.catalog = agent_catalog()  # `chat_agents.archivist`: one tool call with a large result
+    url = '/api/agents/chat_agents.archivist/chat'
+    first = decode(client.post(url, data={'message': 'Where is A-1?'}).text)
     conversation_id = first[0]['messageMetadata']['conversation_id']
-    client.post(
-        '/api/agents/tests.shop/chat', data={'message': 'And now?', 'conversation_id': conversation_id}
-    )
+    client.post(url, data={'message': 'And now?', 'conversation_id': conversation_id})
     thread = client.get(f'/api/conversations/{conversation_id}').json()
     assert [m['role'] for m in thread['messages']] == ['user', 'assistant', 'user', 'assistant']
     assert thread['conversation']['agent_available'] is True and thread['conversation']['stateless'] is False

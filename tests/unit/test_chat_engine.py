@@ -7,14 +7,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent, ModelRetry
-from pydantic_ai.exceptions import ModelHTTPError
-from pydantic_ai.messages import ModelMessage
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 from sqlalchemy import select
 
-from chat_helpers import decode, echo_history_model, simple_agent, text_model, tool_then_text_model, types
+from chat_helpers import decode, turn_target, types
 from synapse_agents.chat.attachments import Upload
 from synapse_agents.chat.engine import ChatEngine, TurnInput, TurnRejected
 from synapse_agents.chat.target import TurnTarget
@@ -49,19 +45,8 @@ def rows(store: Store, model: Any, **where: Any) -> list[Any]:
         return list(session.scalars(query.order_by(model.id)))
 
 
-def lookup_agent() -> Agent[Any, Any]:
-    agent = simple_agent(tool_then_text_model('lookup', {'order_id': 'A-1'}, 'It shipped.'), name='shop')
-
-    @agent.tool_plain
-    def lookup(order_id: str) -> dict[str, str]:
-        return {'order_id': order_id, 'status': 'shipped'}
-
-    return agent
-
-
 async def test_a_turn_records_everything(engine: ChatEngine, store: Store) -> None:
-    target = TurnTarget.for_agent(lookup_agent(), slug='tests.shop')
-    prepared, chunks = await run_turn(engine, target, 'Where is A-1?')
+    prepared, chunks = await run_turn(engine, turn_target('chat_agents.shop'), 'Where is A-1?')
     assert types(chunks)[0] == 'start' and types(chunks)[-2:] == ['finish', '[DONE]']
     assert 'tool-output-available' in types(chunks)
     final = chunks[-2]['messageMetadata']
@@ -91,19 +76,18 @@ async def test_a_turn_records_everything(engine: ChatEngine, store: Store) -> No
     assert tool.message_id == assistant.id and tool.duration_ms is not None and tool.finished_at is not None
 
     calls = rows(store, LlmCall, conversation_id=prepared.conversation_id)
-    assert len(calls) == 2 and all(c.module == 'chat' and c.agent_key == 'tests.shop' for c in calls)
+    assert len(calls) == 2 and all(c.module == 'chat' and c.agent_key == 'chat_agents.shop' for c in calls)
     assert all(c.cost is None and c.currency is None for c in calls)
     assert sum(c.input_tokens for c in calls) == conversation.input_tokens
 
 
 async def test_multi_turn_replays_history_and_stateless_does_not(engine: ChatEngine, store: Store) -> None:
-    agent = simple_agent(echo_history_model(), name='echo')
-    stateful = TurnTarget.for_agent(agent, slug='tests.echo')
+    stateful = turn_target('chat_agents.echo')
     first, _ = await run_turn(engine, stateful, 'one')
     _, chunks = await run_turn(engine, stateful, 'two', conversation_id=first.conversation_id)
     assert 'prompts=2' in ''.join(c.get('delta', '') for c in chunks)
 
-    stateless = TurnTarget.for_agent(agent, slug='tests.echo-stateless', stateless=True)
+    stateless = turn_target('chat_agents.echo-stateless')
     first, _ = await run_turn(engine, stateless, 'one')
     _, chunks = await run_turn(engine, stateless, 'two', conversation_id=first.conversation_id)
     assert 'prompts=1' in ''.join(c.get('delta', '') for c in chunks)
@@ -112,7 +96,7 @@ async def test_multi_turn_replays_history_and_stateless_does_not(engine: ChatEng
 
 
 async def test_attachments_are_saved_referenced_and_replayed(engine: ChatEngine, store: Store) -> None:
-    target = TurnTarget.for_agent(simple_agent(echo_history_model(), name='files'), slug='tests.files')
+    target = turn_target('chat_agents.echo')
     upload = Upload('../../etc/pass wd.txt', 'text/plain', b'hello file')
     first, chunks = await run_turn(engine, target, 'read this', uploads=[upload])
     assert 'files=[10]' in ''.join(c.get('delta', '') for c in chunks)
@@ -128,13 +112,7 @@ async def test_attachments_are_saved_referenced_and_replayed(engine: ChatEngine,
 
 
 async def test_a_tool_that_raises_becomes_an_error_card(engine: ChatEngine, store: Store) -> None:
-    agent = simple_agent(tool_then_text_model('explode', {}, 'never'), name='boom')
-
-    @agent.tool_plain
-    def explode() -> str:
-        raise RuntimeError('inventory down')
-
-    prepared, chunks = await run_turn(engine, TurnTarget.for_agent(agent), 'go')
+    prepared, chunks = await run_turn(engine, turn_target('chat_agents.boom'), 'go')
     assert types(chunks)[-5:] == ['tool-output-error', 'data-error', 'error', 'finish', '[DONE]'] or types(
         chunks
     )[-6:-2] == ['tool-output-error', 'data-error', 'error', 'finish-step']
@@ -154,71 +132,46 @@ async def test_a_tool_that_raises_becomes_an_error_card(engine: ChatEngine, stor
 
 
 async def test_model_retry_is_a_tool_error_not_a_turn_error(engine: ChatEngine, store: Store) -> None:
-    agent = simple_agent(tool_then_text_model('picky', {'x': 1}, 'fine then'), name='picky', retries=1)
-    attempts: list[int] = []
-
-    @agent.tool_plain
-    def picky(x: int) -> str:
-        attempts.append(x)
-        raise ModelRetry('try harder')
-
-    prepared, chunks = await run_turn(engine, TurnTarget.for_agent(agent), 'go')
+    prepared, chunks = await run_turn(engine, turn_target('chat_agents.picky'), 'go')
     assert 'tool-output-error' in types(chunks)
     tools = rows(store, ToolInvocation, conversation_id=prepared.conversation_id)
     assert tools[0].status == 'error' and 'try harder' in (tools[0].error or '')
 
 
-def failing_model(error: Exception) -> FunctionModel:
-    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
-        raise error
-        yield ''
-
-    return FunctionModel(stream_function=stream, model_name='failing')
-
-
 @pytest.mark.parametrize(
-    ('error', 'recoverable'),
-    [
-        (ModelHTTPError(429, 'm', {'error': 'rate limited'}), True),
-        (ModelHTTPError(401, 'm', {'error': 'bad key'}), False),
-        (ModelHTTPError(400, 'm', {'error': 'context window exceeded'}), False),
-    ],
-    ids=['rate-limit', 'authentication', 'context-window'],
+    ('status', 'recoverable'),
+    [('429', True), ('401', False), ('400', False), ('503', True)],
+    ids=['rate-limit', 'authentication', 'context-window', 'overloaded'],
 )
-async def test_model_errors(engine: ChatEngine, store: Store, error: Exception, recoverable: bool) -> None:
-    target = TurnTarget.for_agent(simple_agent(failing_model(error), name='failing'))
-    prepared, chunks = await run_turn(engine, target, 'hello')
+async def test_model_errors(engine: ChatEngine, store: Store, status: str, recoverable: bool) -> None:
+    # `chat_agents.failing` answers with the HTTP error its message names.
+    prepared, chunks = await run_turn(engine, turn_target('chat_agents.failing'), f'{status} hello')
     assert types(chunks) == ['start', 'data-error', 'error', 'finish', '[DONE]']
-    assert chunks[1]['data']['class'] == 'ModelHTTPError'
+    assert chunks[1]['data']['class'] == 'ModelHTTPError' and status in chunks[1]['data']['message']
     assert chunks[1]['data']['recoverable'] is recoverable
     messages = rows(store, Message, conversation_id=prepared.conversation_id)
     assert [m.role for m in messages] == ['user', 'error']  # the empty answer is not kept
 
 
 async def test_usage_limit_deps_factory_and_missing_key(engine: ChatEngine, store: Store) -> None:
-    agent = lookup_agent()
-    prepared = await engine.prepare(TurnInput(TurnTarget.for_agent(agent), 'go'))
+    shop = turn_target('chat_agents.shop')
+    prepared = await engine.prepare(TurnInput(shop, 'go'))
     limited = [c async for c in _stream_with(engine, prepared, usage_limits=UsageLimits(request_limit=1))]
     assert any('UsageLimitExceeded' in c for c in limited)
 
-    def broken_deps() -> Any:
-        raise ValueError('no database')
-
-    target = TurnTarget.for_agent(agent, deps_factory=broken_deps)
-    _, chunks = await run_turn(engine, target, 'go')
+    # Its `synapse.deps_factory` (found by discovery) raises.
+    _, chunks = await run_turn(engine, turn_target('chat_agents.needs-deps'), 'go')
     assert next(c for c in chunks if c['type'] == 'data-error')['data']['message'] == 'no database'
 
-    target = TurnTarget.for_agent(agent, deps_required=True)
-    _, chunks = await run_turn(engine, target, 'go')
+    _, chunks = await run_turn(engine, turn_target('chat_agents.no-factory'), 'go')
     assert next(c for c in chunks if c['type'] == 'data-error')['data']['class'] == 'DepsUnavailable'
 
-    keyed = TurnTarget.for_agent(agent, own_model_id='openai:gpt-5.6-sol', missing_env='OPENAI_API_KEY')
+    keyed = turn_target('chat_agents.keyed')
+    assert keyed.missing_env == 'OPENAI_API_KEY'
     _, chunks = await run_turn(engine, keyed, 'go')
     assert 'OPENAI_API_KEY' in next(c for c in chunks if c['type'] == 'data-error')['data']['message']
 
-    _, chunks = await run_turn(
-        engine, TurnTarget.for_agent(agent), 'go', model_id='anthropic:claude-sonnet-5-5'
-    )
+    _, chunks = await run_turn(engine, shop, 'go', model_id='anthropic:claude-sonnet-5-5')
     assert 'ANTHROPIC_API_KEY' in next(c for c in chunks if c['type'] == 'error')['errorText']
 
     _, chunks = await run_turn(engine, TurnTarget(agent=None, slug='gone', name='gone'), 'go')
@@ -242,32 +195,26 @@ async def _stream_with(engine: ChatEngine, prepared: Any, **run_kwargs: Any) -> 
 
 
 async def test_unknown_or_foreign_conversation_is_rejected(engine: ChatEngine) -> None:
-    target = TurnTarget.for_agent(simple_agent(text_model('hi'), name='a'), slug='a')
+    target = turn_target('chat_agents.greeter')
     with pytest.raises(TurnRejected) as missing:
         await engine.prepare(TurnInput(target, 'x', conversation_id='nope'))
     assert missing.value.status == 404
     first, _ = await run_turn(engine, target, 'hello')
-    other = TurnTarget.for_agent(simple_agent(text_model('hi'), name='b'), slug='b')
+    other = turn_target('chat_agents.echo')
     with pytest.raises(TurnRejected) as foreign:
         await engine.prepare(TurnInput(other, 'x', conversation_id=first.conversation_id))
     assert foreign.value.status == 409
 
 
 async def test_a_cancelled_turn_is_stored_as_interrupted(engine: ChatEngine, store: Store) -> None:
+    # `chat_agents.slow` streams 'partial answer ', then sleeps 30 s.
     started = asyncio.Event()
-
-    async def slow(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
-        yield 'partial answer '
-        started.set()
-        await asyncio.sleep(30)
-        yield 'never'
-
-    target = TurnTarget.for_agent(simple_agent(FunctionModel(stream_function=slow), name='slow'))
-    prepared = await engine.prepare(TurnInput(target, 'go'))
+    prepared = await engine.prepare(TurnInput(turn_target('chat_agents.slow'), 'go'))
 
     async def consume() -> None:
-        async for _ in engine.stream(prepared):
-            pass
+        async for chunk in engine.stream(prepared):
+            if '"text-delta"' in chunk:
+                started.set()
 
     task = asyncio.create_task(consume())
     await asyncio.wait_for(started.wait(), 5)

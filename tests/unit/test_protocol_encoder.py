@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, get_args
+from typing import get_args
 
 import pytest
 from pydantic_ai.models import KnownModelName
 
-from chat_helpers import anonymise, decode, simple_agent, tool_then_text_model
+from chat_helpers import anonymise, decode, turn_target
 from synapse_agents.chat.engine import ChatEngine, TurnInput
 from synapse_agents.chat.models import PROVIDER_ENV, PROVIDER_MODELS, provider_of, selectable_models
-from synapse_agents.chat.target import TurnTarget
 from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
 
@@ -25,15 +24,7 @@ def engine(store: Store) -> Iterator[ChatEngine]:
 
 @pytest.mark.anyio
 async def test_tool_turn_snapshot(engine: ChatEngine) -> None:
-    agent = simple_agent(tool_then_text_model('lookup', {'order_id': 'A-1'}, 'It shipped.'), name='shop')
-
-    @agent.tool_plain
-    def lookup(order_id: str) -> dict[str, Any]:
-        return {'order_id': order_id, 'status': 'shipped'}
-
-    prepared = await engine.prepare(
-        TurnInput(TurnTarget.for_agent(agent, slug='tests.shop'), 'Where is A-1?')
-    )
+    prepared = await engine.prepare(TurnInput(turn_target('chat_agents.shop'), 'Where is A-1?'))
     chunks = anonymise(decode(''.join([c async for c in engine.stream(prepared)])))
     usage = {
         'input_tokens': 100, 'output_tokens': 7, 'cache_read_tokens': 0, 'cache_write_tokens': 0,

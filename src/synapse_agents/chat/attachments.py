@@ -5,6 +5,9 @@ message row keeps `{"index", "name", "media_type", "size", "path"}` (path relati
 attachments folder). The agent gets the bytes as pydantic-ai `BinaryContent`. When the turn's
 `model_messages` are stored, the bytes are dropped from them and read back from disk on replay.
 There is no MIME allowlist: a model that cannot read a file says so, and that shows as an error.
+
+A stored reference is read back only inside its own message's folder (`resolve_path`): a path
+tampered with in the database, or a symlink put in the folder, resolves to nothing.
 """
 
 from __future__ import annotations
@@ -20,25 +23,40 @@ from typing import Any
 from pydantic_ai.messages import BinaryContent
 
 _UNSAFE = re.compile(r'[^A-Za-z0-9._-]+')
+_EXTENSION = re.compile(r'[A-Za-z0-9]{1,16}')
 MAX_NAME = 120
 
 
 def sanitise_name(name: str | None) -> str:
-    """A file name safe on every filesystem: no folders, no control or special characters."""
+    """A file name safe on every filesystem, and stable (sanitising it again changes nothing).
+
+    Only `[A-Za-z0-9._-]` (accents are dropped, anything else becomes `_`), no folders, never
+    empty, never starting with `.`, `_` or `-` (no hidden files, `.` or `..`, nothing that reads
+    as a command-line option), at most `MAX_NAME` characters. An extension of 1 to 16 letters and
+    digits is kept even when the rest of the name had to go (`日本語.txt` becomes `file.txt`).
+    """
     base = (name or '').replace('\\', '/').rsplit('/', 1)[-1]
-    base = unicodedata.normalize('NFKD', base).encode('ascii', 'ignore').decode('ascii')
-    base = _UNSAFE.sub('_', base).strip('._') or 'file'
-    if len(base) > MAX_NAME:
-        stem, dot, ext = base.rpartition('.')
-        base = (stem[: MAX_NAME - len(ext) - 1] + '.' + ext) if dot and len(ext) <= 16 else base[:MAX_NAME]
-    return base
+    base = unicodedata.normalize('NFKD', base).rstrip('. ')
+    stem, dot, extension = base.rpartition('.')
+    if not (dot and stem and _EXTENSION.fullmatch(extension) and extension.isascii()):
+        stem, extension = base, ''
+    suffix = f'.{extension}' if extension else ''
+    stem = stem.encode('ascii', 'ignore').decode('ascii')
+    stem = _UNSAFE.sub('_', stem).lstrip('._-')[: MAX_NAME - len(suffix)]
+    if not suffix:
+        stem = stem.rstrip('.')
+    return (stem or 'file') + suffix
+
+
+_MEDIA_TYPE = re.compile(r'[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*')
 
 
 def guess_media_type(name: str, declared: str | None) -> str:
-    """The declared type when it says something, else a guess from the name."""
-    if declared and declared != 'application/octet-stream':
-        return declared
-    return mimetypes.guess_type(name)[0] or declared or 'application/octet-stream'
+    """The declared type (its bare essence, lowercased) when it is one, else a guess from the name."""
+    essence = (declared or '').split(';', 1)[0].strip().lower()
+    if _MEDIA_TYPE.fullmatch(essence) and essence != 'application/octet-stream':
+        return essence
+    return mimetypes.guess_type(name)[0] or 'application/octet-stream'
 
 
 @dataclass
@@ -100,14 +118,25 @@ def save_uploads(
     return saved
 
 
-def resolve_path(attachments_dir: Path, reference: dict[str, Any]) -> Path | None:
-    """The file a reference points at, or None when it would leave the attachments folder."""
-    relative = str(reference.get('path') or '')
-    if not relative:
+def resolve_path(
+    attachments_dir: Path, reference: dict[str, Any], conversation_id: str, message_id: str
+) -> Path | None:
+    """The file a message's reference points at: a regular file inside that message's folder, or None.
+
+    The stored path is not trusted: whatever it says (`..`, an absolute path, another message's
+    file, a symlink out of the folder, a NUL byte, a name too long), the resolved file must sit
+    directly in `<attachments>/<conversation_id>/<message_id>/`.
+    """
+    relative = reference.get('path')
+    if not isinstance(relative, str) or not relative:
         return None
-    root = attachments_dir.resolve()
-    candidate = (root / relative).resolve()
-    if root not in candidate.parents:
+    try:
+        root = attachments_dir.resolve()
+        folder = (root / conversation_id / message_id).resolve()
+        candidate = (root / relative).resolve()
+        if root not in folder.parents or candidate.parent != folder or not candidate.is_file():
+            return None
+    except (OSError, ValueError):  # a NUL byte, a name too long for the filesystem, a symlink loop
         return None
     return candidate
 

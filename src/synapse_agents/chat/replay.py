@@ -14,6 +14,7 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from sqlalchemy import select
 
 from ..store import Message, Store
+from ..store.history import attachment_references
 from .attachments import resolve_path, restore_binary
 
 
@@ -21,30 +22,36 @@ def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> l
     """The model messages of the conversation's completed turns, oldest first (blocking)."""
     with store.read() as session:
         rows = session.execute(
-            select(Message.run_id, Message.role, Message.status, Message.model_messages, Message.attachments)
+            select(
+                Message.id,
+                Message.run_id,
+                Message.role,
+                Message.status,
+                Message.model_messages,
+                Message.attachments,
+            )
             .where(
                 Message.conversation_id == conversation_id,
                 Message.role.in_(('user', 'assistant')),
             )
             .order_by(Message.id)
         ).all()
-    files_by_run: dict[str | None, list[dict[str, Any]]] = {}
+    files_by_run: dict[str | None, list[bytes]] = {}
     dumped: list[Any] = []
-    for run_id, role, status, model_messages, attachments in rows:
+    for message_id, run_id, role, status, model_messages, attachments in rows:
         if role == 'user':
-            files_by_run[run_id] = list(attachments or [])
+            files_by_run[run_id] = [
+                _read(attachments_dir, reference, conversation_id, message_id)
+                for reference in attachment_references(attachments)
+            ]
         elif model_messages and status == 'complete':
-            references = files_by_run.get(run_id, [])
-            if references:
-                model_messages = restore_binary(
-                    model_messages, [_read(attachments_dir, r) for r in references]
-                )
+            files = files_by_run.get(run_id, [])
+            if files:
+                model_messages = restore_binary(model_messages, files)
             dumped.extend(model_messages)
     return ModelMessagesTypeAdapter.validate_python(dumped) if dumped else []
 
 
-def _read(attachments_dir: Path, reference: dict[str, Any]) -> bytes:
-    path = resolve_path(attachments_dir, reference)
-    if path is None or not path.is_file():
-        return b''
-    return path.read_bytes()
+def _read(attachments_dir: Path, reference: dict[str, Any], conversation_id: str, message_id: str) -> bytes:
+    path = resolve_path(attachments_dir, reference, conversation_id, message_id)
+    return b'' if path is None else path.read_bytes()

@@ -315,7 +315,7 @@ def _message_payload(m: Any, tools: list[Any]) -> dict[str, Any]:
         'created_at': _iso(m.created_at),
     }
     if m.role == 'user':
-        base['attachments'] = [_attachment(m.id, a) for a in m.attachments or []]
+        base['attachments'] = [_attachment(m.id, a) for a in attachment_references(m.attachments)]
     elif m.role == 'assistant':
         base.update(
             parts=_parts(m.parts or [], tools),
@@ -333,8 +333,15 @@ def _message_payload(m: Any, tools: list[Any]) -> dict[str, Any]:
     return base
 
 
+def attachment_references(attachments: Any) -> list[dict[str, Any]]:
+    """The well-formed file references of a message row's `attachments` (a broken row has none)."""
+    if not isinstance(attachments, list):
+        return []
+    return [item for item in attachments if isinstance(item, dict) and type(item.get('index')) is int]
+
+
 def _attachment(message_id: str, reference: dict[str, Any]) -> dict[str, Any]:
-    index = reference.get('index', 0)
+    index = reference['index']
     return {
         'index': index,
         'name': reference.get('name'),
@@ -370,11 +377,15 @@ def tool_invocation(store: Store, tool_id: str) -> dict[str, Any] | None:
         return tool_payload(tool, full=True) if tool is not None else None
 
 
-def attachment_reference(store: Store, message_id: str, index: int) -> dict[str, Any] | None:
-    """The stored reference of a user message's `index`-th attachment."""
+def attachment_reference(store: Store, message_id: str, index: int) -> tuple[str, dict[str, Any]] | None:
+    """The conversation id and the stored reference of a message's `index`-th attachment."""
     with store.read() as session:
-        attachments = session.scalar(select(Message.attachments).where(Message.id == message_id))
-    for reference in attachments or []:
-        if reference.get('index') == index:
-            return dict(reference)
+        row = session.execute(
+            select(Message.conversation_id, Message.attachments).where(Message.id == message_id)
+        ).first()
+    if row is None:
+        return None
+    for reference in attachment_references(row.attachments):
+        if reference['index'] == index:
+            return row.conversation_id, dict(reference)
     return None

@@ -4,6 +4,12 @@
 
 `message` says what was wrong in words a user can act on; `fields` (validation errors only)
 lists each bad input as {"location", "message"}.
+
+The OpenAPI schema declares these answers on every operation (`declare_errors`): 400 (a NUL in
+the URL, a body that cannot be parsed), the access refusals (401, 403) and 422 everywhere, 404
+where a path names something, 413 where a body is sent, plus what a route declares itself with
+`error_responses(...)`. FastAPI's own 422 shape
+(`HTTPValidationError`), which this API never sends, is replaced by `Error`.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 logger = logging.getLogger('synapse.web')
@@ -30,6 +37,48 @@ _CODES = {
     422: 'invalid_request',
     429: 'too_many_requests',
 }
+
+
+_DESCRIPTIONS = {
+    400: 'The request is malformed: a NUL character in the URL, or a body that cannot be parsed.',
+    401: 'Authorisation is required (token mode): a Bearer token or the session cookie.',
+    403: 'Refused: a Host that is not allowed, a cross-site write, or `authorize` said no.',
+    404: 'Nothing with that id or slug.',
+    409: 'Conflict with the current state.',
+    413: 'The request body, or an attachment, is too large.',
+    422: 'The input is invalid; `fields` says which.',
+    429: 'Too many failed attempts.',
+}
+
+
+class ErrorField(BaseModel):
+    """One invalid input."""
+
+    location: str = Field(description="Where, e.g. 'query.page' or 'body.message'.")
+    message: str
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong."""
+
+    model_config = ConfigDict(extra='allow')
+
+    code: str = Field(description="'not_found', 'invalid_request', 'too_large', ...")
+    message: str
+    fields: list[ErrorField] | None = Field(None, description='Validation errors only.')
+
+
+class Error(BaseModel):
+    """The body of every error answer."""
+
+    error: ErrorDetail
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` entries for these error statuses (JSON `Error` bodies)."""
+    return {
+        status: {'model': Error, 'description': _DESCRIPTIONS.get(status, 'Error.')} for status in statuses
+    }
 
 
 class ApiError(Exception):
@@ -58,7 +107,8 @@ def _location(loc: tuple[Any, ...] | list[Any]) -> str:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Answer every error as JSON: validation, HTTP errors, and anything unexpected."""
+    """Answer every error as JSON (validation, HTTP errors, anything unexpected); declare them in OpenAPI."""
+    _install_openapi(app)
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -82,3 +132,43 @@ def install_error_handlers(app: FastAPI) -> None:
         # Logged with its traceback on the server; the response names the class only.
         logger.exception('unhandled error on %s %s', request.method, request.url.path)
         return error_response(500, f'Internal error ({type(exc).__name__}); see the server log.', 'internal')
+
+
+_ERROR_REF = {'$ref': '#/components/schemas/Error'}
+_WRITES = ('post', 'put', 'patch')
+
+
+def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
+    """Add the JSON error answers every operation can give to an OpenAPI schema (in place)."""
+    for path, operations in schema.get('paths', {}).items():
+        for method, operation in operations.items():
+            statuses = [400, 401, 403, 422]  # 400: a NUL in the URL, a body that cannot be parsed
+            if '{' in path:
+                statuses.append(404)
+            if method in _WRITES or 'requestBody' in operation:
+                statuses.append(413)
+            responses = operation.setdefault('responses', {})
+            for status in statuses:
+                entry = responses.setdefault(str(status), {'description': _DESCRIPTIONS[status]})
+                entry['content'] = {'application/json': {'schema': _ERROR_REF}}
+    components = schema.setdefault('components', {}).setdefault('schemas', {})
+    if 'Error' not in components:
+        definition = Error.model_json_schema(ref_template='#/components/schemas/{model}')
+        components.update(definition.pop('$defs', {}))
+        components['Error'] = definition
+    text = repr(schema.get('paths', {}))
+    for unused in ('HTTPValidationError', 'ValidationError'):
+        if f'#/components/schemas/{unused}' not in text:
+            components.pop(unused, None)
+    return schema
+
+
+def _install_openapi(app: FastAPI) -> None:
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = declare_errors(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

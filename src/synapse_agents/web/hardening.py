@@ -1,4 +1,4 @@
-"""Request size limits and the security headers every response carries."""
+"""Request limits (body size, no NUL in URLs) and the security headers every response carries."""
 
 from __future__ import annotations
 
@@ -46,10 +46,13 @@ class SecurityHeadersMiddleware:
 
 
 class BodyLimitMiddleware:
-    """Refuses request bodies larger than `max_bytes` with a 413, before they fill the disk.
+    """Refuses what no route should have to parse: large bodies and URLs carrying NUL characters.
 
-    A declared `Content-Length` over the limit is refused before reading; a body without one is
-    counted as it arrives.
+    A request body larger than `max_bytes` is a 413 before it fills the disk: a declared
+    `Content-Length` over the limit is refused before reading; a body without one is counted as it
+    arrives. A path or query string with a NUL character (`%00`) is a 400: no id, slug or filter
+    contains one, PostgreSQL cannot even compare text with one, and SQLite's full-text search
+    misreads it.
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -60,12 +63,14 @@ class BodyLimitMiddleware:
         if scope['type'] != 'http':
             await self.app(scope, receive, send)
             return
+        from .errors import error_response
+
+        if _has_nul(scope):
+            await error_response(400, 'NUL characters are not accepted in URLs.')(scope, receive, send)
+            return
         declared = Headers(scope=scope).get('content-length')
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            from .errors import error_response
-
-            response = error_response(413, self._message())
-            await response(scope, receive, send)
+            await error_response(413, self._message())(scope, receive, send)
             return
         received = 0
 
@@ -82,3 +87,9 @@ class BodyLimitMiddleware:
 
     def _message(self) -> str:
         return f'Request body is larger than the {self.max_bytes} bytes this server accepts.'
+
+
+def _has_nul(scope: Scope) -> bool:
+    path = str(scope.get('path', ''))
+    query = bytes(scope.get('query_string', b'')).lower()
+    return '\x00' in path or b'%00' in query or b'\x00' in query

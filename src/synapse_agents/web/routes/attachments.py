@@ -1,57 +1,92 @@
-"""`GET /api/attachments/{message_id}/{index}`: a file sent with a chat message."""
+"""`GET /api/attachments/{message_id}/{index}`: a file sent with a chat message.
+
+The file is found through the message row, never through the URL: `message_id` and `index` only
+select a stored reference, and the reference's path must resolve inside that message's own folder
+(`chat.attachments.resolve_path`). What a browser could run never renders: only an allowlist of
+passive types is served inline, with the bare type (no parameters from the upload); everything else
+is `application/octet-stream` with `Content-Disposition: attachment`. The file name in
+`Content-Disposition` is sanitised again, so a tampered name cannot inject a header.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
-from ...chat.attachments import resolve_path
+from ...chat.attachments import resolve_path, sanitise_name
 from ...store.history import attachment_reference
 from ..context import SynapseContext, get_context
-from ..errors import ApiError
+from ..errors import ApiError, error_responses
 
 router = APIRouter(tags=['attachments'])
 
-# Served inline only when a browser cannot run them; everything else downloads.
-_INLINE = (
-    'image/png',
-    'image/jpeg',
-    'image/gif',
-    'image/webp',
-    'application/pdf',
-    'text/plain',
-    'audio/',
-    'video/',
+INLINE_TYPES = frozenset(
+    {
+        'image/png',
+        'image/jpeg',
+        'image/gif',
+        'image/webp',
+        'application/pdf',
+        'text/plain',
+        'audio/mpeg',
+        'audio/ogg',
+        'audio/wav',
+        'audio/webm',
+        'audio/mp4',
+        'audio/flac',
+        'video/mp4',
+        'video/webm',
+        'video/ogg',
+        'video/quicktime',
+    }
 )
+"""Types served inline: no browser runs them. Anything else downloads as octet-stream."""
+
+_ESSENCE = re.compile(r'[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*')
+DOWNLOAD_TYPE = 'application/octet-stream'
+
+ATTACHMENT_CSP = "default-src 'none'; sandbox"
 
 
-@router.get('/api/attachments/{message_id}/{index}')
+def served_type(declared: object) -> str | None:
+    """The type to serve a file inline with (its bare essence, lowercased), or None to download it."""
+    essence = str(declared or '').split(';', 1)[0].strip().lower()
+    if _ESSENCE.fullmatch(essence) and essence in INLINE_TYPES:
+        return essence
+    return None
+
+
+@router.get(
+    '/api/attachments/{message_id}/{index}',
+    response_class=FileResponse,
+    responses={
+        200: {
+            'description': 'The file: inline for passive types, otherwise a download.',
+            'content': {DOWNLOAD_TYPE: {}, **{kind: {} for kind in sorted(INLINE_TYPES)}},
+        },
+        **error_responses(404),
+    },
+)
 async def attachment(
     message_id: str, index: int, context: Annotated[SynapseContext, Depends(get_context)]
 ) -> FileResponse:
     """The stored file, with a safe content type and `nosniff`."""
-    reference = await run_in_threadpool(attachment_reference, context.store, message_id, index)
-    if reference is None:
+    found = await run_in_threadpool(attachment_reference, context.store, message_id, index)
+    if found is None:
         raise ApiError(404, f'No attachment {index} on message {message_id!r}.')
-    path = resolve_path(context.store.attachments_dir, reference)
-    if path is None or not path.is_file():
+    conversation_id, reference = found
+    path = resolve_path(context.store.attachments_dir, reference, conversation_id, message_id)
+    if path is None:
         raise ApiError(404, 'The attachment file is missing.')
-    media_type = str(reference.get('media_type') or 'application/octet-stream')
-    inline = any(
-        media_type == kind or (kind.endswith('/') and media_type.startswith(kind)) for kind in _INLINE
-    )
-    if not inline:
-        media_type = 'application/octet-stream'
+    inline = served_type(reference.get('media_type'))
     return FileResponse(
         path,
-        media_type=media_type,
-        filename=str(reference.get('name') or path.name),
+        media_type=inline or DOWNLOAD_TYPE,
+        filename=sanitise_name(str(reference.get('name') or path.name)),
         content_disposition_type='inline' if inline else 'attachment',
-        headers={
-            'X-Content-Type-Options': 'nosniff',
-            'Content-Security-Policy': "default-src 'none'; sandbox",
-        },
+        headers={'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': ATTACHMENT_CSP},
     )

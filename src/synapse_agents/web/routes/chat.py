@@ -15,7 +15,8 @@ from ...chat.service import AgentLookupError, ChatService, find_agent, target_fo
 from ...chat.target import TurnTarget
 from ...protocol import STREAM_HEADERS
 from ..context import SynapseContext, get_context
-from ..errors import ApiError
+from ..errors import ApiError, error_responses
+from .schemas import STREAM_EVENT, STREAM_RESPONSE_HEADERS, ModelList
 
 router = APIRouter(tags=['chat'])
 
@@ -37,7 +38,7 @@ async def _found(context: SynapseContext, slug: str) -> Any:
     return found
 
 
-@router.get('/api/agents/{slug}/models')
+@router.get('/api/agents/{slug}/models', response_model=ModelList, responses=error_responses(409))
 async def agent_models(slug: str, context: Context) -> JSONResponse:
     """The models the playground can run this agent on; `default` is preselected."""
     try:
@@ -61,10 +62,29 @@ async def _read_uploads(files: list[UploadFile], limit: int) -> list[Upload]:
     return uploads
 
 
+# What the form schema cannot say with optional fields alone: text that is not only whitespace, or
+# at least one file (either field name).
+_MESSAGE_OR_FILE = [
+    {'required': ['message'], 'properties': {'message': {'pattern': r'\S'}}},
+    {'required': ['attachments'], 'properties': {'attachments': {'minItems': 1}}},
+    {'required': ['attachments[]'], 'properties': {'attachments[]': {'minItems': 1}}},
+]
+
+
 @router.post(
     '/api/agents/{slug}/chat',
     response_class=StreamingResponse,
-    responses={200: {'content': {'text/event-stream': {}}, 'description': 'A Vercel AI UI message stream.'}},
+    responses={
+        200: {
+            'description': 'A Vercel AI UI message stream: `data: {json}` events ending with `data: [DONE]`.',
+            'content': {'text/event-stream': {'schema': STREAM_EVENT}},
+            'headers': STREAM_RESPONSE_HEADERS,
+        },
+        **error_responses(404, 409, 413, 422),
+    },
+    openapi_extra={
+        'requestBody': {'content': {'multipart/form-data': {'schema': {'anyOf': _MESSAGE_OR_FILE}}}}
+    },
 )
 async def chat(
     slug: str,
@@ -84,6 +104,13 @@ async def chat(
             f'message: {len(message)} characters is more than the {settings.max_message_chars} accepted.',
             fields=[{'location': 'body.message', 'message': 'Too long'}],
         )
+    for name, value in (('message', message), ('conversation_id', conversation_id or '')):
+        if '\x00' in value:  # never meaningful, and PostgreSQL cannot store or compare it
+            raise ApiError(
+                422,
+                f'{name}: NUL characters are not accepted.',
+                fields=[{'location': f'body.{name}', 'message': 'NUL character'}],
+            )
     if len(files) > settings.max_attachments:
         raise ApiError(
             422,

@@ -22,6 +22,7 @@ from ...store.history import (
 from ..context import SynapseContext, get_context
 from ..errors import ApiError
 from .chat import chat_service
+from .schemas import ConversationPage, ConversationRow, Deleted, Thread, ToolInvocationFull
 
 router = APIRouter(tags=['conversations'])
 
@@ -34,10 +35,16 @@ class FastJSON(JSONResponse):
 
 
 Context = Annotated[SynapseContext, Depends(get_context)]
+Name = Annotated[str, Field(min_length=1, max_length=500)]
+"""An agent slug or a tool name in a filter (an empty one means nothing: it is refused)."""
 
 
-def _bound(value: str | None, name: str, *, end: bool) -> datetime | None:
-    """An ISO date (whole day) or datetime; a date as `to` includes that day."""
+def _bound(value: str, name: str, *, end: bool) -> datetime | None:
+    """An ISO date (whole day) or datetime, in UTC; a date as `to` includes that day.
+
+    A bound beyond what a datetime can hold (`to=9999-12-31`, `from=0001-01-01T00:00-05:00`) is
+    no bound at all.
+    """
     if not value:
         return None
     try:
@@ -45,36 +52,49 @@ def _bound(value: str | None, name: str, *, end: bool) -> datetime | None:
             day = date.fromisoformat(value)
             moment = datetime.combine(day, time.min, tzinfo=UTC)
             return moment + timedelta(days=1) if end else moment
-        parsed = datetime.fromisoformat(value.replace('Z', '+00:00'))
+        parsed = datetime.fromisoformat(value.replace('Z', '+00:00').replace('z', '+00:00'))
+        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        return None
     except ValueError as exc:
         raise ApiError(
             422,
             f'{name}: not an ISO date or datetime.',
             fields=[{'location': f'query.{name}', 'message': str(exc)}],
         ) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-@router.get('/api/conversations')
+_ISO = {
+    'anyOf': [
+        {'type': 'string', 'format': 'date'},
+        {'type': 'string', 'format': 'date-time'},
+        {'type': 'string', 'maxLength': 0},
+    ],
+    'description': 'An ISO 8601 date or datetime (UTC when it names no offset); empty means no bound.',
+}
+
+
+@router.get('/api/conversations', response_model=ConversationPage)
 async def conversations(
+    *,
     context: Context,
-    search: Annotated[str | None, Query(max_length=200)] = None,
-    agents: Annotated[list[str] | None, Query()] = None,
-    agents_brackets: Annotated[list[str] | None, Query(alias='agents[]')] = None,
-    status: Annotated[Literal['success', 'error'] | None, Query()] = None,
-    tools: Annotated[list[str] | None, Query()] = None,
-    tools_brackets: Annotated[list[str] | None, Query(alias='tools[]')] = None,
-    date_from: Annotated[str | None, Query(alias='from')] = None,
-    date_to: Annotated[str | None, Query(alias='to')] = None,
+    search: Annotated[str, Query(max_length=200)] = '',
+    agents: Annotated[list[Name], Query(default_factory=list)],
+    agents_brackets: Annotated[list[Name], Query(alias='agents[]', default_factory=list)],
+    status: Annotated[Literal['success', 'error', ''], Query()] = '',
+    tools: Annotated[list[Name], Query(default_factory=list)],
+    tools_brackets: Annotated[list[Name], Query(alias='tools[]', default_factory=list)],
+    date_from: Annotated[str, Query(alias='from', json_schema_extra=_ISO)] = '',
+    date_to: Annotated[str, Query(alias='to', json_schema_extra=_ISO)] = '',
     sort: Annotated[Literal['newest', 'oldest'], Query()] = 'newest',
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> JSONResponse:
     """A page of conversations (25) matching the filters, newest first by default, and the total."""
     filters = ConversationFilters(
-        search=(search or '').strip() or None,
-        agents=[*(agents or []), *(agents_brackets or [])],
-        status=status,
-        tools=[*(tools or []), *(tools_brackets or [])],
+        search=search.strip() or None,
+        agents=[*agents, *agents_brackets],
+        status=status or None,
+        tools=[*tools, *tools_brackets],
         date_from=_bound(date_from, 'from', end=False),
         date_to=_bound(date_to, 'to', end=True),
         newest_first=sort == 'newest',
@@ -94,7 +114,7 @@ async def conversations(
     )
 
 
-@router.get('/api/conversations/{conversation_id}')
+@router.get('/api/conversations/{conversation_id}', response_model=Thread)
 async def conversation(conversation_id: str, context: Context) -> JSONResponse:
     """The whole thread in order, with tool invocations inside the answers that made them."""
     thread = await run_in_threadpool(conversation_thread, context.store, conversation_id)
@@ -118,10 +138,15 @@ async def _agent_facts(context: SynapseContext, slug: str) -> dict[str, Any]:
 class Rename(BaseModel):
     """A new title."""
 
-    title: str = Field(max_length=200)
+    title: str = Field(
+        min_length=1,
+        max_length=200,
+        pattern=r'^[^\x00]*[^\s\x00\x1c-\x1f][^\x00]*$',
+        description='1 to 200 characters, not only whitespace, no NUL (runs of whitespace become one space).',
+    )
 
 
-@router.patch('/api/conversations/{conversation_id}')
+@router.patch('/api/conversations/{conversation_id}', response_model=ConversationRow)
 async def rename(conversation_id: str, body: Rename, context: Context) -> JSONResponse:
     """Rename a conversation (1 to 200 characters)."""
     title = ' '.join(body.title.split())
@@ -135,7 +160,7 @@ async def rename(conversation_id: str, body: Rename, context: Context) -> JSONRe
     return FastJSON(conversation_row(renamed))
 
 
-@router.delete('/api/conversations/{conversation_id}')
+@router.delete('/api/conversations/{conversation_id}', response_model=Deleted)
 async def delete(conversation_id: str, context: Context) -> JSONResponse:
     """Delete a conversation with its messages, tool rows, ledger rows and files."""
     await chat_service(context).writes.drain()
@@ -145,7 +170,7 @@ async def delete(conversation_id: str, context: Context) -> JSONResponse:
     return FastJSON({'deleted': report.as_dict()})
 
 
-@router.post('/api/conversations/clear')
+@router.post('/api/conversations/clear', response_model=Deleted)
 async def clear(context: Context) -> JSONResponse:
     """Delete every conversation and everything that belongs to one."""
     await chat_service(context).writes.drain()
@@ -153,7 +178,7 @@ async def clear(context: Context) -> JSONResponse:
     return FastJSON({'deleted': report.as_dict()})
 
 
-@router.get('/api/tool-invocations/{tool_id}')
+@router.get('/api/tool-invocations/{tool_id}', response_model=ToolInvocationFull)
 async def one_tool_invocation(tool_id: str, context: Context) -> JSONResponse:
     """One tool invocation with its arguments and result in full (the replay may cut them)."""
     found = await run_in_threadpool(tool_invocation, context.store, tool_id)
