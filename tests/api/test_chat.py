@@ -158,9 +158,15 @@ def test_stateless_demo_agent_and_catalog_failure(chat: TestClient, context: Syn
     conversation_id = chunks[0]['messageMetadata']['conversation_id']
     assert chat.get(f'/api/conversations/{conversation_id}').json()['conversation']['stateless'] is True
 
-    # A catalog whose scan raises (discovery does not turn a NUL byte in a target into a problem):
-    # the turn still starts and shows the failure as an error card; /models answers 409.
-    context.catalog = Catalog(['agents\x00/broken'], context.loaded.project_root)
+    # A scan that fails unexpectedly (injected: discovery itself reports problems instead of raising)
+    # still starts the turn and shows the failure as an error card; /models answers 409.
+    catalog = Catalog(['chat_agents'], context.loaded.project_root)
+
+    def failing_scan() -> Any:
+        raise ValueError('embedded null byte')
+
+    catalog.scan = failing_scan  # type: ignore[method-assign]
+    context.catalog = catalog
     response = send(chat, 'chat_agents.greeter')
     assert response.status_code == 200
     card = next(c for c in decode(response.text) if c['type'] == 'data-error')['data']

@@ -412,3 +412,10 @@ def test_fixing_a_broken_dependency_outside_the_scanned_folder_is_noticed(projec
     fixed = catalog.scan()
     assert fixed.problems == []
     assert fixed.get('agents.bot.bot').info.instructions[0].text == 'fixed'  # type: ignore[union-attr]
+
+
+def test_an_unusable_target_is_a_problem_not_an_exception(tmp_path: Path) -> None:
+    snapshot = Catalog(['agents\x00/broken', 'synapse_agents.demo'], tmp_path).scan()
+    assert [problem.kind for problem in snapshot.problems] == ['target_not_found']
+    assert 'null byte' in snapshot.problems[0].message
+    assert any(agent.name == 'support_agent' for agent in snapshot.agents)

@@ -122,9 +122,10 @@ class Catalog:
         if stale:
             self._tracker.purge(self._tracker.with_dependents(stale))
         targets = self.targets
-        parsed: list[Target] = [parse_target(raw, self.project_root) for raw in targets]
+        parsed, unusable = self._parse(targets)
         collection = self._collector.collect(parsed)
         agents, problems = self._assembler.assemble(collection.candidates)
+        problems = [*unusable, *problems]
         for module, factory_module in self._assembler.factory_modules():
             self._collector.add_dependency(module, factory_module)
         self._watch = {**collection.watch, **self._tracker.files(), **self._env_files}
@@ -135,6 +136,24 @@ class Catalog:
             targets=targets,
             project_root=self.project_root,
         )
+
+    def _parse(self, targets: list[str]) -> tuple[list[Target], list[DiscoveryProblem]]:
+        """The targets that can be looked at, and a problem for each that cannot (e.g. a NUL byte)."""
+        parsed: list[Target] = []
+        problems: list[DiscoveryProblem] = []
+        for raw in targets:
+            try:
+                parsed.append(parse_target(raw, self.project_root))
+            except (ValueError, OSError) as exc:
+                problems.append(
+                    DiscoveryProblem(
+                        kind='target_not_found',
+                        target=raw,
+                        exception=type(exc).__name__,
+                        message=f'{raw!r} is not a usable target: {exc}.',
+                    )
+                )
+        return parsed, problems
 
     @staticmethod
     def _discovered(built: BuiltAgent) -> DiscoveredAgent:
