@@ -209,18 +209,59 @@ def test_start_up_sweeps_turns_left_in_flight_and_serve_prunes(context: SynapseC
         assert client.get(f'/api/conversations/{crashed}').status_code == 200
 
 
-def test_a_common_search_term_is_capped(
+def test_a_common_search_term_pages_exactly_and_counts_a_lower_bound(
     client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from synapse_agents.store import search
 
-    made = [seed(store, title=f'chat {i}', answer='the common word appears here') for i in range(6)]
-    body = client.get('/api/conversations', params={'search': 'common word'}).json()
-    assert body['total'] == 6 and body['total_exact'] is True
-    monkeypatch.setattr(search, 'SEARCH_CAP', 3)
-    body = client.get('/api/conversations', params={'search': 'common word'}).json()
-    assert body['total_exact'] is False and body['total'] == 3
-    assert [row['id'] for row in body['conversations']] == made[::-1][:3]  # the newest matches
+    start = datetime.now(UTC) - timedelta(hours=1)
+    made = [
+        seed(
+            store,
+            title=f'chat {i}',
+            answer='the common word appears here',
+            updated=start + timedelta(minutes=i),
+        )
+        for i in range(30)
+    ]
+    monkeypatch.setattr(search, 'SEARCH_CAP', 3)  # "common": more than 3 matching messages
+    first = client.get('/api/conversations', params={'search': 'common word'}).json()
+    assert [row['id'] for row in first['conversations']] == made[::-1][:25]  # the newest 25, exactly
+    assert first['total_exact'] is False and 26 <= first['total'] <= 30
+    last = client.get('/api/conversations', params={'search': 'common word', 'page': 2}).json()
+    assert [row['id'] for row in last['conversations']] == made[::-1][25:]
+    assert last['total'] == 30 and last['total_exact'] is True  # the last page knows the end
     oldest = client.get('/api/conversations', params={'search': 'common word', 'sort': 'oldest'}).json()
-    assert [row['id'] for row in oldest['conversations']] == made[:3]
+    assert [row['id'] for row in oldest['conversations']] == made[:25]
     assert client.get('/api/conversations', params={'search': 'chat 1'}).json()['total_exact'] is True
+
+
+@pytest.mark.parametrize('common', [False, True], ids=['selective', 'common'])
+def test_a_search_with_filters_finds_matches_beyond_the_newest(
+    client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch, common: bool
+) -> None:
+    """The newest matches all belong to agent A; B's older matches must still be found when the
+    search is combined with a filter on B (or on status, tools, dates), whatever the term's count."""
+    from synapse_agents.store import search
+
+    now = datetime.now(UTC)
+    old = now - timedelta(days=30)
+    b_ok = seed(store, agent='app.billing', title='refund please', tools=('refund',), updated=old)
+    b_error = seed(store, agent='app.billing', answer='your refund failed', error=True, updated=old)
+    newest = [
+        seed(store, agent='app.support', answer=f'refund {i} done', updated=now - timedelta(minutes=i))
+        for i in range(6)
+    ]
+    if common:
+        monkeypatch.setattr(search, 'SEARCH_CAP', 3)  # the newest 3 matches are all agent A's
+    get = lambda **params: client.get('/api/conversations', params={'search': 'refund', **params}).json()  # noqa: E731
+    assert [row['id'] for row in get(agents=['app.billing'])['conversations']] == [b_error, b_ok]
+    assert [row['id'] for row in get(status='error')['conversations']] == [b_error]
+    assert [row['id'] for row in get(tools=['refund'])['conversations']] == [b_ok]
+    before = (now - timedelta(days=2)).date().isoformat()
+    assert {row['id'] for row in get(to=before)['conversations']} == {b_ok, b_error}
+    everything = get()
+    assert [row['id'] for row in everything['conversations']] == [*newest, b_error, b_ok]
+    for body in (get(agents=['app.billing']), get(status='error'), everything):
+        assert body['total_exact'] is True  # every one of these pages is the last one
+    assert get(agents=['app.billing'])['total'] == 2 and everything['total'] == 8

@@ -162,3 +162,39 @@ def test_filters_sort_and_pages_match_a_reference(
         assert body['total'] == len(expected) and body['total_exact'] is True
         assert body['pages'] == -(-len(expected) // PAGE_SIZE) and body['page'] == page
         assert [c['id'] for c in body['conversations']] == expected[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+
+
+@settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+@given(rows=ROWS, data=st.data())
+def test_common_terms_page_exactly_with_any_filters(
+    client: TestClient, store: Store, rows: list[tuple[Any, ...]], data: st.DataObject
+) -> None:
+    """With the search cap at 2 most terms count as common (the list is walked instead of read from
+    the index): the pages must still be exact; the total may be a lower bound, never more."""
+    import pytest
+
+    from synapse_agents.store import search
+
+    written = write(store, rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, 'SEARCH_CAP', 2)
+        for _ in range(12):
+            query = data.draw(filters(written), label='query')
+            query.setdefault('search', data.draw(VALUES['search'], label='search'))
+            params = {k: (as_param(v) if isinstance(v, date) else v) for k, v in query.items()}
+            body = client.get('/api/conversations', params=params).json()
+            expected = reference(written, query)
+            page = query.get('page', 1)
+            shown = [c['id'] for c in body['conversations']]
+            assert shown == expected[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+            if body['total_exact']:
+                assert body['total'] == len(expected)
+            else:
+                assert body['total'] <= len(expected)
+                if shown:
+                    assert body['total'] >= min(len(expected), (page - 1) * PAGE_SIZE + len(shown) + 1)

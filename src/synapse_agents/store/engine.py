@@ -54,8 +54,12 @@ def writer(engine: Engine) -> Engine:
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    from .search import icontains
+
     # Let SQLAlchemy's "begin" event issue BEGIN itself (see _sqlite_begin).
     dbapi_connection.isolation_level = None
+    # Search's case-insensitive substring test, with Python's `lower()` (SQLite's knows only ASCII).
+    dbapi_connection.create_function('synapse_icontains', 2, icontains, deterministic=True)
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute('PRAGMA journal_mode=WAL')
@@ -69,4 +73,6 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
 
 def _sqlite_begin(connection: Any) -> None:
     immediate = connection.get_execution_options().get('synapse_write', False)
-    connection.exec_driver_sql('BEGIN IMMEDIATE' if immediate else 'BEGIN')
+    # Straight to the driver: this runs for every transaction, and SQLAlchemy's statement machinery
+    # costs more than the BEGIN itself.
+    connection.connection.driver_connection.execute('BEGIN IMMEDIATE' if immediate else 'BEGIN')

@@ -1,8 +1,11 @@
 """The history list and a conversation's replay, in a constant number of queries.
 
-`list_conversations`: two queries whatever the data size (the page, the total), reading only
-`conversations` (its counters are kept in step by every write), plus an `IN` semi-join on
-`tool_invocations` for the tools filter and the search index for `search` (see `search.py`).
+`list_conversations` reads only `conversations` (its counters are kept in step by every write),
+plus a correlated `EXISTS` on `tool_invocations` for the tools filter and the search index for
+`search` (see `search.py`). Statements per call, whatever the data size: two for a plain or
+filtered list (the total, the page); three for a search (the two index probes, then the page with
+its total, or for a common term the walk with its lower bound), or a tools filter's one (the page
+with its total) — one more when a page past the end is asked for.
 
 `conversation_thread`: three queries (the conversation, its messages without `model_messages`, its
 tool invocations). Tool invocations are placed inside the assistant answer that made them. Arguments
@@ -17,11 +20,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import String, any_, bindparam, func, select
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.orm import Session
 
 from .models import Conversation, Message, ToolInvocation
 from .repository import Store
-from .search import matching_conversation_ids
+from .search import WIDE_CAP, SearchProbe, contains_condition, probe
 
 PAGE_SIZE = 25
 TOOL_VALUE_LIMIT = 2048
@@ -89,9 +94,49 @@ _LIST_COLUMNS = (
 def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list[dict[str, Any]], int, bool]:
     """One page of conversations matching `filters`, how many match, and whether that count is exact.
 
-    A search for a common term is capped (`search.SEARCH_CAP`): then the count is a lower bound.
+    The page is always exact. The count is a lower bound only for a search whose term is common
+    (more than `search.SEARCH_CAP` matching messages or titles) when the page is not the last one.
     Blocking: call it from a thread.
     """
+    conditions = _filter_conditions(filters)
+    page = max(filters.page, 1)
+    with store.read() as session:
+        if filters.search:
+            found = probe(session, store.dialect, filters.search)
+            if not found.complete:
+                walked = _walk(session, store.dialect, conditions, filters, found)
+                if walked is not None:
+                    return walked
+                found = probe(session, store.dialect, filters.search, WIDE_CAP)
+                if not found.complete:
+                    walked = _walk(session, store.dialect, conditions, filters, found, budget=None)
+                    assert walked is not None
+                    return walked
+            if not found.ids:
+                return [], 0, True
+            conditions.append(_id_in(store.dialect, found.ids))
+        if filters.search or filters.tools:
+            # The matching set is computed once: the window count rides along with the page.
+            rows = session.execute(
+                _with_total(store.dialect, conditions, filters.newest_first, page, bool(filters.search))
+            ).all()
+            if rows:
+                return [conversation_row(row) for row in rows], int(rows[0].total), True
+            total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
+            return [], total, True
+        total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
+        rows = session.execute(
+            select(*_LIST_COLUMNS)
+            .where(*conditions)
+            .order_by(*_order(Conversation, filters.newest_first))
+            .limit(PAGE_SIZE)
+            .offset((page - 1) * PAGE_SIZE)
+        ).all()
+    return [conversation_row(row) for row in rows], total, True
+
+
+def _filter_conditions(filters: ConversationFilters) -> list[Any]:
+    """Every filter but the search, as conditions on `conversations`."""
     conditions: list[Any] = []
     if filters.agents:
         conditions.append(Conversation.agent_key.in_(filters.agents))
@@ -109,37 +154,63 @@ def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list
             .where(ToolInvocation.conversation_id == Conversation.id, ToolInvocation.name.in_(filters.tools))
             .exists()
         )
+    return conditions
+
+
+WALK_BUDGET = 100
+"""Conversations a walk may test, beyond four per row it needs, before the term counts as sparse
+(under a quarter of the filtered conversations match) and the search goes back to the index
+(`search.WIDE_CAP`). Either way the page is exact; this only picks the faster way."""
+
+
+def _walk(
+    session: Session,
+    dialect: str,
+    conditions: list[Any],
+    filters: ConversationFilters,
+    found: SearchProbe,
+    *,
+    budget: int | None = WALK_BUDGET,
+) -> tuple[list[dict[str, Any]], int, bool] | None:
+    """The page of a search for a common term: the conversations in list order, with every filter,
+    each tested for the term, stopping one row past the page. None when `budget` conversations were
+    tested without filling the page (the term is sparse here: the index is the better way).
+
+    The total is exact when the walk reached the end; otherwise it is a lower bound: the larger of
+    what the walk saw and how many of the probe's conversations pass the filters (computed in the
+    same statement)."""
+    assert filters.search is not None
+    offset = (max(filters.page, 1) - 1) * PAGE_SIZE
     order = _order(Conversation, filters.newest_first)
-    page = max(filters.page, 1)
-    with store.read() as session:
-        exact = True
-        if filters.search:
-            ids, capped = matching_conversation_ids(
-                session, store.dialect, filters.search, newest_first=filters.newest_first
-            )
-            if not ids:
-                return [], 0, True
-            exact = not capped
-            conditions.append(_id_in(store.dialect, ids))
-        base = (
-            select(*_LIST_COLUMNS)
-            .where(*conditions)
-            .order_by(*order)
-            .limit(PAGE_SIZE)
-            .offset((page - 1) * PAGE_SIZE)
-        )
-        if filters.search or filters.tools:
-            # The matching set is computed once: the window count rides along with the page.
-            rows = session.execute(
-                _with_total(store.dialect, conditions, filters.newest_first, page, bool(filters.search))
-            ).all()
-            if rows:
-                return [conversation_row(row) for row in rows], int(rows[0].total), exact
-            total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
-            return [], total, exact
-        total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
-        rows = session.execute(base).all()
-    return [conversation_row(row) for row in rows], total, True
+    scope = list(conditions)
+    if budget is not None:
+        limit = budget + 4 * (offset + PAGE_SIZE + 1)
+        window = select(Conversation.id).where(*conditions).order_by(*order).limit(limit)
+        scope.append(Conversation.id.in_(window.scalar_subquery()))
+    probed = (
+        select(func.count())
+        .select_from(Conversation)
+        .where(_id_in(dialect, found.ids), *conditions)
+        .scalar_subquery()
+        .label('probed')
+    )
+    rows = session.execute(
+        select(*_LIST_COLUMNS, probed)
+        .where(*scope, contains_condition(dialect, filters.search))
+        .order_by(*order)
+        .limit(PAGE_SIZE + 1)
+        .offset(offset)
+    ).all()
+    shown = [conversation_row(row) for row in rows[:PAGE_SIZE]]
+    if len(rows) > PAGE_SIZE:
+        return shown, max(offset + len(rows), int(rows[0].probed)), False
+    if budget is not None:
+        tested = session.scalar(select(func.count()).select_from(window.subquery())) or 0
+        if tested >= limit:
+            return None  # the budget ran out before the page was full
+    if rows or offset == 0:
+        return shown, offset + len(rows), True  # the walk reached the end: everything is known
+    return [], 0, False  # past the end of a common term's matches: how far is unknown
 
 
 def _order(columns: Any, newest_first: bool) -> tuple[Any, Any]:
@@ -175,13 +246,13 @@ def _with_total(dialect: str, conditions: list[Any], newest_first: bool, page: i
 
 
 def _id_in(dialect: str, ids: list[str]) -> Any:
-    """`conversations.id IN ids`: one array parameter on PostgreSQL (cheaper than a thousand)."""
+    """`conversations.id IN ids` with one parameter, however many ids (thousands of bound values cost
+    more to compile and bind than the query takes): an array on PostgreSQL, a JSON array read by
+    `json_each` on SQLite."""
     if dialect == 'postgresql':
-        from sqlalchemy import String, any_, bindparam
-        from sqlalchemy.dialects.postgresql import ARRAY
-
         return Conversation.id == any_(bindparam('search_ids', ids, type_=ARRAY(String())))
-    return Conversation.id.in_(ids)
+    each = func.json_each(bindparam('search_ids', json.dumps(ids), type_=String())).table_valued('value')
+    return Conversation.id.in_(select(each.c.value))
 
 
 def _preview(value: Any) -> tuple[Any, bool]:

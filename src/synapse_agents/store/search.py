@@ -1,38 +1,86 @@
 """Substring search over conversation titles and message text, fast on both dialects.
 
-A plain `LIKE '%x%'` reads every row; at a million messages that is far too slow. So search has an
-index of its own on each dialect, created by migration 0002 outside the SQLAlchemy models:
+A match is case-insensitive: `term.lower()` is a substring of the text's `lower()`. Each dialect has
+an index that finds candidates without reading every row (migrations 0002 and 0003, outside the
+SQLAlchemy models):
 
 - SQLite: two external-content FTS5 tables with the `trigram` tokenizer (`conversations_fts` over
-  titles, `messages_fts` over message text), kept in step by triggers. A trigram phrase query is a
-  case-insensitive substring match, answered from the index.
-- PostgreSQL: `pg_trgm` GIN indexes on `conversations.title` and `messages.content`, which make
-  `ILIKE '%x%'` an index scan. Without the extension (no privilege to create it) the same query
-  still answers, by scanning.
+  titles, `messages_fts` over message text), kept in step by triggers. A term of three characters
+  or more becomes one FTS phrase; the candidates it returns are then checked with the same test a
+  walk uses (`LIKE` for an ASCII term, `synapse_icontains` — Python's `lower()`, registered on every
+  connection — for any other), so the answer is the same whichever way a row was found. (The one
+  difference from `lower()`: for an ASCII term, the few non-ASCII characters whose lowercase is
+  ASCII, such as the Kelvin sign, are not folded.)
+- PostgreSQL: a `pg_trgm` GIN index on `conversations.title` (for `ILIKE`) and one on
+  `translate(lower(messages.content), ' ʒ', 'ʒ ')` (for `LIKE`): swapping the space for a letter
+  makes pg_trgm index the trigrams that straddle two words, so a phrase of common words (whose
+  every word is in half the messages) is narrowed by its word boundaries instead of read whole.
+  Without the extension the same queries answer by scanning.
 
-Terms shorter than three characters cannot use a trigram index; they fall back to `LIKE` and a scan.
+A list page needs the conversations in `updated_at` order, and every page must be exact whatever
+the other filters, so a search is answered in one of two ways (see `store/history.py`):
+
+- `probe`: the matches found through the index, at most `SEARCH_CAP` of them. When there are
+  fewer, that is every matching conversation, and the other filters and the page apply to them.
+- A term with more matches may be common: the page is then found by walking the conversations in
+  list order (with every other filter applied) and testing each with `contains_condition` (an
+  indexed lookup of its own messages), which stops as soon as the page is full — quick precisely
+  because the term is common. Only the total is then a lower bound. When the walk finds the term
+  sparse after all, a second probe (`WIDE_CAP`) reads every match through the index instead.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Integer, Select, column, literal_column, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Integer,
+    Select,
+    and_,
+    column,
+    exists,
+    func,
+    literal_column,
+    or_,
+    select,
+    text,
+)
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from .models import Conversation, Message
 
 FTS_TABLES = ('conversations_fts', 'messages_fts')
 """The SQLite FTS5 tables; each also owns shadow tables named `<table>_<suffix>`."""
 
-TRIGRAM_INDEXES = ('ix_conversations_title_trgm', 'ix_messages_content_trgm')
-"""The PostgreSQL pg_trgm indexes."""
+TRIGRAM_INDEXES = (
+    'ix_conversations_title_trgm',
+    'ix_messages_content_trgm',
+    'ix_messages_content_words_trgm',
+)
+"""The PostgreSQL pg_trgm indexes (the content one was replaced by the word-boundary one in 0003)."""
+
+WORD_JOIN = 'ʒ'
+"""The letter that stands for a space in PostgreSQL's word-boundary trigram index (and back)."""
+
+PG_CONTENT_KEY = f"translate(lower(content), ' {WORD_JOIN}', '{WORD_JOIN} ')"
+"""The expression `ix_messages_content_words_trgm` indexes (migration 0003)."""
+
+SEARCH_CAP = 1000
+"""Most matching messages (and, separately, titles) the first index probe reads. A term with more
+is tried as a common one: its page is found by walking the list (see `store/history.py`)."""
+
+WIDE_CAP = 20_000
+"""The second probe's cap, for a term over `SEARCH_CAP` that the walk found sparse: up to this many
+matches, reading them all through the index beats walking the list."""
 
 _FTS_SHADOW_SUFFIXES = ('data', 'idx', 'docsize', 'config', 'content')
 
 
 def include_name(name: str | None, type_: str, parent_names: Any = None) -> bool:
-    """Alembic name filter: leave the search structures (owned by migration 0002) out of comparisons."""
+    """Alembic name filter: leave the search structures (owned by migrations) out of comparisons."""
     if name is None:
         return True
     if type_ == 'table':
@@ -48,73 +96,123 @@ def escape_like(term: str) -> str:
     return term.replace('\\', '\\\\').replace('%', '\\%').replace('_', '\\_')
 
 
+def icontains(text_value: str | None, lowered_term: str | None) -> bool | None:
+    """`synapse_icontains(text, lowered_term)` on SQLite: whether the term is in the text, ignoring case."""
+    if text_value is None or lowered_term is None:
+        return None
+    return lowered_term in text_value.lower()
+
+
 def _fts_phrase(term: str) -> str:
     """An FTS5 query matching `term` as a substring: one quoted phrase."""
     return '"' + term.replace('"', '""') + '"'
 
 
-SEARCH_CAP = 1000
-"""Most matching messages (and, separately, titles) a search considers: the newest ones (oldest
-with `sort=oldest`). A term that matches more is common; its list covers the conversations of those
-matches and its total is a lower bound, which keeps a one-word search fast at a million messages."""
+def _sqlite_contains(
+    expression: ColumnElement[str] | InstrumentedAttribute[str], term: str
+) -> ColumnElement[bool]:
+    """SQLite's own `LIKE` for an ASCII term (it folds ASCII case, in C: several times cheaper per
+    row); `synapse_icontains` for any other term, whose letters only Python's `lower()` folds."""
+    if term.isascii():
+        return expression.like(f'%{escape_like(term)}%', escape='\\')
+    return func.synapse_icontains(expression, term.lower()).is_(True)
 
 
-def _fts_rowids(table: str, term: str, newest_first: bool, limit: int) -> Any:
-    """The newest (or oldest) `limit` rowids of an FTS table matching `term`, in the FTS query itself
-    (so SQLite stops reading the index there)."""
-    direction = 'DESC' if newest_first else 'ASC'
+def _pg_message_contains(term: str) -> ColumnElement[bool]:
+    """The indexed form: `translate(lower(content), ...) LIKE '%term%'`."""
+    swap: dict[str, str | int | None] = {' ': WORD_JOIN, WORD_JOIN: ' '}
+    swapped = term.lower().translate(str.maketrans(swap))
+    key = func.translate(func.lower(Message.content), f' {WORD_JOIN}', f'{WORD_JOIN} ')
+    return key.like(f'%{escape_like(swapped)}%', escape='\\')
+
+
+@dataclass
+class SearchProbe:
+    """Conversations found through the index for a term, and whether that is all of them."""
+
+    ids: list[str]
+    complete: bool
+    """False when the probe stopped at `SEARCH_CAP` messages or titles: the term is common."""
+
+
+def _fts_candidates(table: str, term: str, limit: int) -> Any:
+    """Rowids of an FTS table matching `term`, at most `limit`, in the index's own order (the
+    cheapest: no sort, and reading stops at the limit)."""
     return (
-        text(f'SELECT rowid FROM {table} WHERE {table} MATCH :phrase ORDER BY rowid {direction} LIMIT :limit')
+        text(f'SELECT rowid FROM {table} WHERE {table} MATCH :phrase LIMIT :limit')
         .bindparams(phrase=_fts_phrase(term), limit=limit)
         .columns(column('rowid', Integer))
     )
 
 
-def _message_matches(dialect: str, term: str, newest_first: bool, limit: int) -> Select[Any]:
-    """Conversation ids of the newest (or oldest) `limit` matching messages."""
-    if dialect == 'sqlite' and len(term) >= 3:
-        rowid: ColumnElement[int] = literal_column('messages.rowid', Integer)
-        return (
-            select(Message.conversation_id)
-            .where(rowid.in_(_fts_rowids('messages_fts', term, newest_first, limit)))
-            .order_by(rowid.desc() if newest_first else rowid.asc())
-        )
-    pattern = f'%{escape_like(term)}%'
+def _message_probe(dialect: str, term: str, limit: int) -> Select[str, Any]:
+    """(conversation id, matched) of at most `limit` messages that may contain `term`."""
+    if dialect == 'sqlite':
+        matched = _sqlite_contains(Message.content, term)
+        if len(term) >= 3:
+            rowid: ColumnElement[int] = literal_column('messages.rowid', Integer)
+            return select(Message.conversation_id, matched).where(
+                rowid.in_(_fts_candidates('messages_fts', term, limit))
+            )
+        return select(Message.conversation_id, matched).where(matched).limit(limit)
+    # No ORDER BY: sorting would let the planner walk the primary key filtering every row, which
+    # never ends for a rare term; unordered, a rare term is read through the index and a common one
+    # stops a sequential scan early.
     return (
-        select(Message.conversation_id)
-        .where(Message.content.ilike(pattern, escape='\\'))
-        .order_by(Message.id.desc() if newest_first else Message.id.asc())
+        select(Message.conversation_id, literal_column('true')).where(_pg_message_contains(term)).limit(limit)
+    )
+
+
+def _title_probe(dialect: str, term: str, limit: int) -> Select[str, Any]:
+    """(conversation id, matched) of at most `limit` conversations whose title may contain `term`."""
+    if dialect == 'sqlite':
+        matched = _sqlite_contains(Conversation.title, term)
+        if len(term) >= 3:
+            rowid: ColumnElement[int] = literal_column('conversations.rowid', Integer)
+            return select(Conversation.id, matched).where(
+                rowid.in_(_fts_candidates('conversations_fts', term, limit))
+            )
+        return select(Conversation.id, matched).where(matched).limit(limit)
+    return (
+        select(Conversation.id, literal_column('true'))
+        .where(Conversation.title.ilike(f'%{escape_like(term)}%', escape='\\'))
         .limit(limit)
     )
 
 
-def _title_matches(dialect: str, term: str, newest_first: bool, limit: int) -> Select[Any]:
-    """The newest (or oldest) `limit` conversations whose title matches."""
-    if dialect == 'sqlite' and len(term) >= 3:
-        rowid: ColumnElement[int] = literal_column('conversations.rowid', Integer)
-        return (
-            select(Conversation.id)
-            .where(rowid.in_(_fts_rowids('conversations_fts', term, newest_first, limit)))
-            .order_by(rowid.desc() if newest_first else rowid.asc())
+def probe(connection: Connection | Session, dialect: str, term: str, cap: int | None = None) -> SearchProbe:
+    """The conversations whose title or message text contains `term`, read through the index; two
+    statements. Complete unless more than `cap` (default `SEARCH_CAP`) messages or titles match."""
+    over = (SEARCH_CAP if cap is None else cap) + 1
+    messages = connection.execute(_message_probe(dialect, term, over)).all()
+    titles = connection.execute(_title_probe(dialect, term, over)).all()
+    complete = len(messages) < over and len(titles) < over
+    ids = dict.fromkeys(row[0] for row in [*messages, *titles] if row[1])
+    return SearchProbe(list(ids), complete)
+
+
+def contains_condition(dialect: str, term: str) -> ColumnElement[bool]:
+    """Whether a conversation's title or one of its messages contains `term`, tested per
+    conversation through the `(conversation_id, id)` index: for walking the list in order."""
+    if dialect == 'sqlite':
+        in_messages = exists().where(
+            Message.conversation_id == Conversation.id, _sqlite_contains(Message.content, term)
         )
-    pattern = f'%{escape_like(term)}%'
-    return (
-        select(Conversation.id)
-        .where(Conversation.title.ilike(pattern, escape='\\'))
-        .order_by(Conversation.id.desc() if newest_first else Conversation.id.asc())
-        .limit(limit)
+        return or_(_sqlite_contains(Conversation.title, term), in_messages)
+    lowered = term.lower()
+    content: Any = Message.content
+    title: Any = Conversation.title
+    if term.isascii():
+        # Lowercasing ASCII only (the C collation) is twice as fast, and an ASCII term needs no more.
+        content, title = content.collate('C'), title.collate('C')
+    # OFFSET 0 keeps PostgreSQL from turning the EXISTS into a semi-join over every message that
+    # matches (which reads all of them): it is probed per conversation, and the walk stops early.
+    in_messages = (
+        select(literal_column('1'))
+        .where(
+            and_(Message.conversation_id == Conversation.id, func.strpos(func.lower(content), lowered) > 0)
+        )
+        .offset(0)
+        .exists()
     )
-
-
-def matching_conversation_ids(
-    connection: Connection | Session, dialect: str, term: str, *, newest_first: bool = True
-) -> tuple[list[str], bool]:
-    """Ids of conversations whose title or message text contains `term`, and whether the search was
-    capped (more than `SEARCH_CAP` matching messages or titles). Two statements; each reads the
-    index once."""
-    over = SEARCH_CAP + 1
-    by_message = list(connection.execute(_message_matches(dialect, term, newest_first, over)).scalars())
-    by_title = list(connection.execute(_title_matches(dialect, term, newest_first, over)).scalars())
-    capped = len(by_message) > SEARCH_CAP or len(by_title) > SEARCH_CAP
-    ids = dict.fromkeys([*by_message[:SEARCH_CAP], *by_title[:SEARCH_CAP]])
-    return list(ids), capped
+    return or_(func.strpos(func.lower(title), lowered) > 0, in_messages)
