@@ -28,9 +28,16 @@ class AgentLookupError(Exception):
 
 
 async def find_agent(catalog: Any, slug: str) -> Any:
-    """The discovered agent with `slug` (None when unknown); the scan runs in a thread."""
+    """The discovered agent with `slug` (None when unknown).
+
+    When nothing changed since the last scan (`Catalog.fresh`: a few stats) the snapshot is used
+    at once; otherwise the scan, which may import modules, runs in a thread.
+    """
     if catalog is None:
         return None
+    snapshot = catalog.fresh()
+    if snapshot is not None:
+        return snapshot.get(slug)
     try:
         snapshot = await anyio.to_thread.run_sync(catalog.scan)
     except Exception as exc:

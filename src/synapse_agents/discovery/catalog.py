@@ -80,6 +80,10 @@ class CatalogSnapshot:
         )
 
 
+INLINE_CHECK_LIMIT = 256
+"""Most paths `Catalog.fresh` stats on the caller's thread (each stat costs a few microseconds)."""
+
+
 class Catalog:
     """Discovers the agents of `targets` (none: `./agents` if present, else the project)."""
 
@@ -108,6 +112,20 @@ class Catalog:
             if self._snapshot is None or self._changed():
                 self._snapshot = self._rebuild()
             return self._snapshot
+
+    def fresh(self) -> CatalogSnapshot | None:
+        """The current snapshot when it is known to be up to date, without blocking: None when no
+        scan ran yet, a scan is running, more than `INLINE_CHECK_LIMIT` paths would need a stat, or
+        something changed. Then call `scan()` (in a thread: it may import).
+
+        The check is the one `scan()` makes first (every watched path's stamp, the provider keys),
+        so this never returns a stale snapshot; it exists so that a request can skip the thread hop
+        `scan()` costs when nothing changed (which is almost always).
+        """
+        snapshot = self._snapshot
+        if snapshot is None or self._lock.locked() or len(self._watch) > INLINE_CHECK_LIMIT:
+            return None
+        return None if self._changed() else snapshot
 
     def _changed(self) -> bool:
         for path, previous in self._watch.items():

@@ -26,7 +26,14 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
 from pydantic import TypeAdapter
-from pydantic_ai.messages import FunctionToolResultEvent, NativeToolCallPart, NativeToolReturnPart
+from pydantic_ai.messages import (
+    FunctionToolResultEvent,
+    NativeToolCallPart,
+    NativeToolReturnPart,
+    PartDeltaEvent,
+    TextPartDelta,
+    ThinkingPartDelta,
+)
 from pydantic_ai.run import AgentRunResultEvent
 from pydantic_ai.ui.vercel_ai import VercelAIEventStream
 from pydantic_ai.ui.vercel_ai.response_types import (
@@ -129,12 +136,25 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
         yield DoneChunk()
 
     async def handle_event(self, event: Any) -> AsyncIterator[BaseChunk]:
-        if isinstance(event, Notice):
+        if isinstance(event, PartDeltaEvent):
+            # Most events of a stream are text and thinking deltas: go straight to their handler
+            # rather than through the base class's two dispatching generators (the same handlers
+            # run; this only saves two async-generator layers per delta).
+            delta = event.delta
+            if isinstance(delta, TextPartDelta):
+                handled = self.handle_text_delta(delta)
+            elif isinstance(delta, ThinkingPartDelta):
+                handled = self.handle_thinking_delta(delta)
+            else:
+                handled = super().handle_event(event)
+        elif isinstance(event, Notice):
             yield DataChunk(
                 type='data-notice', data={'kind': event.kind, 'message': event.message, **event.data}
             )
             return
-        async for chunk in super().handle_event(event):
+        else:
+            handled = super().handle_event(event)
+        async for chunk in handled:
             yield chunk
 
     async def handle_builtin_tool_call_end(self, part: NativeToolCallPart) -> AsyncIterator[BaseChunk]:

@@ -34,6 +34,7 @@ from sqlalchemy import (
 
 from .ids import new_id
 from .models import Base, Conversation, LlmCall, Message, ToolInvocation, utcnow
+from .prepared import execute
 from .write_queue import Statement
 
 TITLE_LENGTH = 100
@@ -167,7 +168,8 @@ def _touch(
     error: bool = False,
 ) -> None:
     """Bump `updated_at` and add to the counters (a cost adds to a null total as to 0)."""
-    connection.execute(
+    execute(
+        connection,
         _TOUCH,
         {
             'b_id': conversation_id,
@@ -188,7 +190,8 @@ def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
     def op(connection: Connection) -> None:
         now = utcnow()
         if start.new_conversation:
-            connection.execute(
+            execute(
+                connection,
                 _INSERT_CONVERSATION,
                 {
                     'id': start.conversation_id,
@@ -214,7 +217,8 @@ def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
             'created_at': now,
             'details': {},
         }
-        connection.execute(
+        execute(
+            connection,
             _INSERT_MESSAGE,
             [
                 {
@@ -293,7 +297,8 @@ def end_turn(end: TurnEnd) -> Callable[[Connection], None]:
         added = 0
         keep = bool(end.content or end.parts) or end.error is None or end.tool_count > 0
         if keep:
-            connection.execute(
+            execute(
+                connection,
                 _COMPLETE_MESSAGE,
                 {
                     'b_id': end.assistant_message_id,
@@ -348,7 +353,7 @@ def end_turn(end: TurnEnd) -> Callable[[Connection], None]:
                 }
             )
         if rows:
-            connection.execute(_INSERT_MESSAGE, rows)
+            execute(connection, _INSERT_MESSAGE, rows)
             added += len(rows)
         if end.status != 'complete' or error is not None:
             settle = error.tool_status if error is not None else 'interrupted'

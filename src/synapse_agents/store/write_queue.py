@@ -8,6 +8,14 @@ has queued up and commits it in a single transaction. So writes of one turn land
 hundred concurrent streams cost a handful of transactions, and SQLite never sees two writers from
 this process ("database is locked" cannot happen here; other processes wait on the busy timeout).
 
+Writes nobody waits for (`submit`) linger up to `LINGER_S` before they are committed; a write that
+is waited for (`run`, `flush`, `drain`) commits everything queued before it at once. A turn faster
+than the linger (most turns of a fast model) therefore costs one transaction and one wake-up of
+the writer thread, at its end; a slow turn's rows still reach the database within `LINGER_S` of
+being produced (a crash loses at most that much). Waking the writer for every small write cost
+more than the writes themselves: each wake-up competes with the event loop for the GIL (see
+docs/benchmarks.md).
+
 A batch that fails is retried one write per transaction, so one bad write cannot lose the others.
 """
 
@@ -15,16 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import queue
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import Connection
 
 from .engine import writer
+from .prepared import execute
 from .repository import Store
 
 logger = logging.getLogger('synapse.store')
@@ -33,6 +43,8 @@ T = TypeVar('T')
 WriteOp = Callable[[Connection], T]
 
 _MAX_BATCH = 256
+LINGER_S = 0.05
+"""Longest a write nobody waits for stays queued before it is committed."""
 
 
 @dataclass(frozen=True)
@@ -47,81 +59,118 @@ class Statement:
     params: dict[str, Any]
 
     def __call__(self, connection: Connection) -> None:
-        connection.execute(self.statement, self.params)
+        execute(connection, self.statement, self.params)
 
 
 @dataclass
 class _Item:
     op: WriteOp[Any]
     future: Future[Any]
+    urgent: bool = False
+
+
+def _nothing(_connection: Connection) -> None:
+    """A write that writes nothing: waiting for it waits for everything queued before it."""
 
 
 class WriteQueue:
     """A FIFO of writes (functions of a `Connection`) committed by one background thread, in batches."""
 
-    def __init__(self, store: Store, *, name: str = 'synapse-writer') -> None:
+    def __init__(self, store: Store, *, name: str = 'synapse-writer', linger: float = LINGER_S) -> None:
         self.store = store
+        self.linger = linger
         self._engine = writer(store.engine)
-        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
+        self._items: list[_Item] = []
+        self._oldest = 0.0
+        """When the oldest queued write was queued (`time.monotonic()`)."""
+        self._urgent = 0
+        """How many queued writes someone waits for: the writer commits at once while this is > 0."""
+        self._wake = threading.Condition(threading.Lock())
         self._closed = False
-        self._lock = threading.Lock()
+        self._connection: Connection | None = None
         self.batches = 0
         self.writes = 0
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def submit(self, op: WriteOp[T]) -> Future[T]:
-        """Queue `op`; the returned future resolves once it is committed (or failed)."""
-        future: Future[T] = Future()
-        with self._lock:
-            if self._closed:
-                raise RuntimeError('the write queue is closed')
-            self._queue.put(_Item(op, future))
-        return future
+        """Queue `op`; the returned future resolves once it is committed (at the latest `linger` later)."""
+        return self._put(op, urgent=False)
 
     async def run(self, op: WriteOp[T]) -> T:
-        """Queue `op` and wait, without blocking the event loop, until it is committed."""
-        return await asyncio.wrap_future(self.submit(op))
+        """Queue `op`, commit it with everything queued before it, and wait without blocking the loop."""
+        return await asyncio.wrap_future(self._put(op, urgent=True))
 
     def flush(self, timeout: float | None = 10) -> None:
         """Block until everything queued so far is committed."""
-        self.submit(lambda _session: None).result(timeout)
+        self._put(_nothing, urgent=True).result(timeout)
 
     async def drain(self) -> None:
         """Wait until everything queued so far is committed."""
-        await self.run(lambda _session: None)
+        await self.run(_nothing)
 
     def close(self, timeout: float = 10) -> None:
         """Commit what is queued, then stop the thread."""
-        with self._lock:
+        with self._wake:
             if self._closed:
                 return
             self._closed = True
-            self._queue.put(None)
+            self._wake.notify()
         self._thread.join(timeout)
 
+    def _put(self, op: WriteOp[T], *, urgent: bool) -> Future[T]:
+        future: Future[T] = Future()
+        with self._wake:
+            if self._closed:
+                raise RuntimeError('the write queue is closed')
+            if not self._items:
+                self._oldest = time.monotonic()
+            self._items.append(_Item(op, future, urgent))
+            if urgent:
+                self._urgent += 1
+            # Wake the writer only when it has something new to do: a write someone waits for, the
+            # first write of a batch (it starts the linger clock), or a full batch.
+            if urgent or len(self._items) == 1 or len(self._items) >= _MAX_BATCH:
+                self._wake.notify()
+        return future
+
     def _run(self) -> None:
-        stopping = False
-        while not stopping:
-            first = self._queue.get()
-            if first is None:
-                return
-            batch = [first]
-            while len(batch) < _MAX_BATCH:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None:
-                    stopping = True
-                    break
-                batch.append(item)
+        while True:
+            with self._wake:
+                while not self._items and not self._closed:
+                    self._wake.wait()
+                if not self._items:
+                    if self._connection is not None:
+                        self._connection.close()
+                    return  # closed, and everything is committed
+                while not self._urgent and not self._closed and len(self._items) < _MAX_BATCH:
+                    remaining = self._oldest + self.linger - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self._wake.wait(remaining)
+                batch = self._items[:_MAX_BATCH]
+                del self._items[:_MAX_BATCH]  # what is left was queued after the old `_oldest`
+                self._urgent -= sum(1 for item in batch if item.urgent)
             self._commit(batch)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """A write transaction. On SQLite the writer keeps its one connection (a pool checkout and
+        check-in per batch cost more than a small batch); PostgreSQL checks a connection out of
+        the pool each time, so a connection the server dropped is replaced (pre-ping)."""
+        if self.store.dialect != 'sqlite':
+            with self._engine.begin() as connection:
+                yield connection
+            return
+        if self._connection is None or self._connection.invalidated or self._connection.closed:
+            self._connection = self._engine.connect()
+        with self._connection.begin():
+            yield self._connection
 
     def _commit(self, batch: list[_Item]) -> None:
         results: list[Any] = []
         try:
-            with self._engine.begin() as connection:
+            with self._transaction() as connection:
                 index = 0
                 while index < len(batch):
                     op = batch[index].op
@@ -136,9 +185,8 @@ class WriteQueue:
                                 break
                             end += 1
                         if end - index > 1:
-                            connection.execute(
-                                op.statement, [cast('Statement', item.op).params for item in batch[index:end]]
-                            )
+                            rows = [cast('Statement', item.op).params for item in batch[index:end]]
+                            execute(connection, op.statement, rows)
                             results.extend([None] * (end - index))
                             index = end
                             continue

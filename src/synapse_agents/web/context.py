@@ -35,7 +35,11 @@ class SynapseContext:
         return self.loaded.settings
 
 
-def get_context(request: Request) -> SynapseContext:
-    """FastAPI dependency: the context of the app serving this request."""
+async def get_context(request: Request) -> SynapseContext:
+    """FastAPI dependency: the context of the app serving this request.
+
+    `async` on purpose: FastAPI runs a plain `def` dependency in the threadpool, and that hop cost
+    more than the rest of the request's routing (see docs/benchmarks.md).
+    """
     context: SynapseContext = request.app.state.synapse
     return context

@@ -1,7 +1,7 @@
 """`GET /api/agents` (cards and discovery problems) and `GET /api/agents/{slug}` (the full AgentInfo).
 
-Both scan the catalog in a worker thread: a scan may import modules, which blocks. A warm scan
-(nothing changed on disk) costs a few `stat` calls.
+Both use the catalog's snapshot at once when nothing changed on disk (`Catalog.fresh`: a few `stat`
+calls); otherwise they scan in a worker thread, since a scan may import modules, which blocks.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ Context = Annotated[SynapseContext, Depends(get_context)]
 async def _snapshot(context: SynapseContext) -> CatalogSnapshot | None:
     if context.catalog is None:
         return None
+    fresh = context.catalog.fresh()
+    if fresh is not None:
+        return fresh
     return await run_in_threadpool(context.catalog.scan)
 
 
