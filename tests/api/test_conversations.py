@@ -265,3 +265,28 @@ def test_a_search_with_filters_finds_matches_beyond_the_newest(
     for body in (get(agents=['app.billing']), get(status='error'), everything):
         assert body['total_exact'] is True  # every one of these pages is the last one
     assert get(agents=['app.billing'])['total'] == 2 and everything['total'] == 8
+
+
+def test_a_tools_filter_counts_a_little_past_its_page(
+    client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from synapse_agents.store import history
+
+    start = datetime.now(UTC) - timedelta(hours=1)
+    made = [
+        seed(store, tools=('lookup',) if i % 2 else ('other',), updated=start + timedelta(minutes=i))
+        for i in range(70)
+    ]
+    with_lookup = [c for i, c in enumerate(made) if i % 2][::-1]  # 35, newest first
+    monkeypatch.setattr(history, 'COUNT_CAP', 3)
+    first = client.get('/api/conversations', params={'tools': ['lookup']}).json()
+    assert [row['id'] for row in first['conversations']] == with_lookup[:25]
+    assert first['total'] == 28 and first['total_exact'] is False  # counted 3 past the page
+    last = client.get('/api/conversations', params={'tools': ['lookup'], 'page': 2}).json()
+    assert [row['id'] for row in last['conversations']] == with_lookup[25:]
+    assert last['total'] == 35 and last['total_exact'] is True
+    beyond = client.get('/api/conversations', params={'tools': ['lookup'], 'page': 3}).json()
+    assert beyond['conversations'] == [] and beyond['total'] == 35 and beyond['total_exact'] is True
+    monkeypatch.setattr(history, 'COUNT_CAP', 1000)
+    exact = client.get('/api/conversations', params={'tools': ['lookup']}).json()
+    assert exact['total'] == 35 and exact['total_exact'] is True

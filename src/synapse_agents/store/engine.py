@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import from_json
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
@@ -18,6 +19,9 @@ class StoreConfigError(RuntimeError):
 def create_store_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for `url`: SQLite in WAL mode with a busy timeout, or PostgreSQL via psycopg."""
     parsed = make_url(url)
+    # JSON columns are read with pydantic-core's parser: a replay reads thousands of tool values,
+    # and the standard library's `json.loads` was the larger part of its time.
+    kwargs.setdefault('json_deserializer', from_json)
     backend = parsed.get_backend_name()
     if backend == 'sqlite':
         database = parsed.database

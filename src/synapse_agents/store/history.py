@@ -3,9 +3,11 @@
 `list_conversations` reads only `conversations` (its counters are kept in step by every write),
 plus a correlated `EXISTS` on `tool_invocations` for the tools filter and the search index for
 `search` (see `search.py`). Statements per call, whatever the data size: two for a plain or
-filtered list (the total, the page); three for a search (the two index probes, then the page with
-its total, or for a common term the walk with its lower bound), or a tools filter's one (the page
-with its total) — one more when a page past the end is asked for.
+filtered list (the total, the page); two for a tools filter (the page, then its count capped at
+`COUNT_CAP` rows past the page; one on the last page); three for a search (the two index probes,
+then the page with its total, or for a common term the walk with its lower bound), up to seven
+when a walk finds the term sparse and goes back to the index — one more when a page past the end
+is asked for.
 
 `conversation_thread`: three queries (the conversation, its messages without `model_messages`, its
 tool invocations). Tool invocations are placed inside the assistant answer that made them. Arguments
@@ -16,17 +18,18 @@ and results larger than `TOOL_VALUE_LIMIT` bytes of JSON are cut to a preview an
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import String, any_, bindparam, func, select
+from pydantic_core import to_json
+from sqlalchemy import String, any_, bindparam, func, literal_column, select, union_all
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from .models import Conversation, Message, ToolInvocation
 from .repository import Store
-from .search import WIDE_CAP, SearchProbe, contains_condition, probe
+from .search import WIDE_CAP, SearchProbe, contains_condition, likely_common, probe
 
 PAGE_SIZE = 25
 TOOL_VALUE_LIMIT = 2048
@@ -94,15 +97,19 @@ _LIST_COLUMNS = (
 def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list[dict[str, Any]], int, bool]:
     """One page of conversations matching `filters`, how many match, and whether that count is exact.
 
-    The page is always exact. The count is a lower bound only for a search whose term is common
-    (more than `search.SEARCH_CAP` matching messages or titles) when the page is not the last one.
+    The page is always exact. The count is a lower bound only on a page that is not the last one,
+    for a search whose term is common (more than `search.SEARCH_CAP` matching messages or titles)
+    or a tools filter with more than `COUNT_CAP` matches past the page.
     Blocking: call it from a thread.
     """
     conditions = _filter_conditions(filters)
     page = max(filters.page, 1)
     with store.read() as session:
         if filters.search:
-            found = probe(session, store.dialect, filters.search)
+            if likely_common(session, store.dialect, filters.search):
+                found = SearchProbe([], complete=False)
+            else:
+                found = probe(session, store.dialect, filters.search)
             if not found.complete:
                 walked = _walk(session, store.dialect, conditions, filters, found)
                 if walked is not None:
@@ -115,15 +122,17 @@ def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list
             if not found.ids:
                 return [], 0, True
             conditions.append(_id_in(store.dialect, found.ids))
-        if filters.search or filters.tools:
+        if filters.search:
             # The matching set is computed once: the window count rides along with the page.
             rows = session.execute(
-                _with_total(store.dialect, conditions, filters.newest_first, page, bool(filters.search))
+                _with_total(store.dialect, conditions, filters.newest_first, page, by_ids=True)
             ).all()
             if rows:
                 return [conversation_row(row) for row in rows], int(rows[0].total), True
             total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
             return [], total, True
+        if filters.tools:
+            return _tools_page(session, store.dialect, filters, conditions, page)
         total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
         rows = session.execute(
             select(*_LIST_COLUMNS)
@@ -133,6 +142,48 @@ def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list
             .offset((page - 1) * PAGE_SIZE)
         ).all()
     return [conversation_row(row) for row in rows], total, True
+
+
+COUNT_CAP = 1000
+"""How far past the current page a tools-filtered list counts its matches (see `_tools_page`)."""
+
+
+def _tools_page(
+    session: Session, dialect: str, filters: ConversationFilters, conditions: list[Any], page: int
+) -> tuple[list[dict[str, Any]], int, bool]:
+    """A page filtered by tool, and its count up to `COUNT_CAP` rows past the page.
+
+    The tools filter is a correlated `EXISTS` per conversation; an exact count would test every
+    conversation the other filters leave (tens of thousands in a big store, well over 100 ms) just
+    to print a number. The page walks the list in order and stops one row past it; the count stops
+    `COUNT_CAP` rows later, and is exact whenever fewer match (the total is a lower bound only
+    when there are more; then `total_exact` is false, shown as "1,025+")."""
+    offset = (page - 1) * PAGE_SIZE
+    order = _order(Conversation, filters.newest_first)
+    if dialect == 'sqlite' and len(filters.agents) > 1:
+        # SQLite would read every conversation of these agents, test each, then sort them; one
+        # walk per agent down its (agent_key, updated_at) index, merged, stops early instead.
+        others = _filter_conditions(replace(filters, agents=[]))
+        walks = [
+            select(*_LIST_COLUMNS)
+            .where(Conversation.agent_key == agent, *others)
+            .order_by(*order)
+            .limit(offset + PAGE_SIZE + 1)
+            for agent in dict.fromkeys(filters.agents)
+        ]
+        # Each walk is wrapped in a subquery: SQLite allows no ORDER BY/LIMIT on a UNION member.
+        merged = union_all(*(select(walk.subquery()) for walk in walks)).subquery()
+        query = select(*merged.c).order_by(*_order(merged.c, filters.newest_first))
+    else:
+        query = select(*_LIST_COLUMNS).where(*conditions).order_by(*order)
+    rows = session.execute(query.limit(PAGE_SIZE + 1).offset(offset)).all()
+    shown = [conversation_row(row) for row in rows[:PAGE_SIZE]]
+    if rows and len(rows) <= PAGE_SIZE:
+        return shown, offset + len(rows), True  # the last page: everything before it matched
+    limit = offset + PAGE_SIZE + COUNT_CAP
+    capped = select(literal_column('1')).select_from(Conversation).where(*conditions).limit(limit).subquery()
+    total = session.scalar(select(func.count()).select_from(capped)) or 0
+    return shown, total, total < limit
 
 
 def _filter_conditions(filters: ConversationFilters) -> list[Any]:
@@ -220,7 +271,7 @@ def _order(columns: Any, newest_first: bool) -> tuple[Any, Any]:
     return columns.updated_at.asc(), columns.id.asc()
 
 
-def _with_total(dialect: str, conditions: list[Any], newest_first: bool, page: int, by_ids: bool) -> Any:
+def _with_total(dialect: str, conditions: list[Any], newest_first: bool, page: int, *, by_ids: bool) -> Any:
     """The page with `count(*) OVER ()` as `total`.
 
     For a search on PostgreSQL the matching rows are fetched by id first (`OFFSET 0` keeps the
@@ -261,10 +312,10 @@ def _preview(value: Any) -> tuple[Any, bool]:
         return value, False
     if isinstance(value, str) and len(value) <= TOOL_VALUE_LIMIT // 4:
         return value, False
-    text = json.dumps(value, ensure_ascii=False, separators=(',', ':'))
-    if len(text.encode('utf-8')) <= TOOL_VALUE_LIMIT:
+    encoded = to_json(value)
+    if len(encoded) <= TOOL_VALUE_LIMIT:
         return value, False
-    return text[: TOOL_VALUE_LIMIT // 2] + '…', True
+    return encoded.decode()[: TOOL_VALUE_LIMIT // 2] + '…', True
 
 
 def tool_payload(t: Any, *, full: bool = False) -> dict[str, Any]:

@@ -68,9 +68,10 @@ WORD_JOIN = 'ʒ'
 PG_CONTENT_KEY = f"translate(lower(content), ' {WORD_JOIN}', '{WORD_JOIN} ')"
 """The expression `ix_messages_content_words_trgm` indexes (migration 0003)."""
 
-SEARCH_CAP = 1000
+SEARCH_CAP = 2000
 """Most matching messages (and, separately, titles) the first index probe reads. A term with more
-is tried as a common one: its page is found by walking the list (see `store/history.py`)."""
+is tried as a common one: its page is found by walking the list (see `store/history.py`). On
+PostgreSQL a term the planner expects in more messages than this skips the probe (`likely_common`)."""
 
 WIDE_CAP = 20_000
 """The second probe's cap, for a term over `SEARCH_CAP` that the walk found sparse: up to this many
@@ -189,6 +190,27 @@ def probe(connection: Connection | Session, dialect: str, term: str, cap: int | 
     complete = len(messages) < over and len(titles) < over
     ids = dict.fromkeys(row[0] for row in [*messages, *titles] if row[1])
     return SearchProbe(list(ids), complete)
+
+
+def likely_common(connection: Connection | Session, dialect: str, term: str) -> bool:
+    """Whether PostgreSQL's planner expects `term` in more than `SEARCH_CAP` messages (its
+    `EXPLAIN` estimate, from the trigram statistics: no row is read). Reading a common term's
+    matches costs a sequential scan that lowercases every message on the way, so such a term goes
+    straight to the walk. Always False on SQLite, whose index probe is cheap either way."""
+    if dialect != 'postgresql':
+        return False
+    bound = connection.connection() if isinstance(connection, Session) else connection
+    compiled = (
+        select(Message.conversation_id).where(_pg_message_contains(term)).compile(dialect=bound.dialect)
+    )
+    cursor = bound.connection.cursor()
+    try:
+        cursor.execute(f'EXPLAIN (FORMAT JSON) {compiled}', compiled.params)
+        row = cursor.fetchone()
+    finally:
+        cursor.close()
+    assert row is not None
+    return float(row[0][0]['Plan']['Plan Rows']) > SEARCH_CAP
 
 
 def contains_condition(dialect: str, term: str) -> ColumnElement[bool]:

@@ -1,7 +1,6 @@
 import { History, SearchX } from '@/components/icons'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useSearchParams } from 'react-router'
-import { formatInt } from '@/lib/format'
 import { useAgents, useConversations } from '@/lib/queries'
 import { EmptyState, ErrorState, PageHeader } from '@/components/common/States'
 import { Button } from '@/components/ui/button'
@@ -9,7 +8,7 @@ import { Pagination } from '@/components/ui/pagination'
 import { Skeleton } from '@/components/ui/skeleton'
 import { HistoryTable } from './HistoryTable'
 import { HistoryToolbar } from './HistoryToolbar'
-import { activeFilterCount, apiQuery, changeState, DEFAULT_STATE, readState, writeState, type HistoryState } from './historyParams'
+import { activeFilterCount, apiQuery, changeState, countLabel, DEFAULT_STATE, readState, writeState, type HistoryState } from './historyParams'
 
 export function HistoryPage() {
   const [params, setParams] = useSearchParams()
@@ -33,8 +32,6 @@ export function HistoryPage() {
   )
   const data = list.data
   const filtered = activeFilterCount(state) > 0 || state.search.trim() !== ''
-  const first = data ? (data.page - 1) * data.page_size + 1 : 0
-  const last = data ? first + data.conversations.length - 1 : 0
   return (
     <div className="flex h-full flex-col overflow-y-auto">
       <PageHeader title="History" description="Every playground conversation, with its messages, tool calls and errors." />
@@ -68,7 +65,7 @@ export function HistoryPage() {
             </div>
             <div className="flex flex-wrap items-center justify-between gap-3 pt-3">
               <p className="text-xs text-muted-foreground" data-testid="history-count">
-                {formatInt(first)}–{formatInt(last)} of {formatInt(data.total)}
+                {countLabel(data.page, data.page_size, data.conversations.length, data.total, data.total_exact)}
               </p>
               <Pagination page={data.page} pages={data.pages} onPage={(page) => update({ page })} />
             </div>

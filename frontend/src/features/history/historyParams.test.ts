@@ -1,4 +1,4 @@
-import { activeFilterCount, apiQuery, changeState, DEFAULT_STATE, readState, writeState } from './historyParams'
+import { activeFilterCount, apiQuery, changeState, countLabel, DEFAULT_STATE, readState, writeState } from './historyParams'
 
 describe('history state in the URL', () => {
   it('round-trips through the query string', () => {
@@ -34,5 +34,10 @@ describe('history state in the URL', () => {
     expect(query.get('page')).toBe('1')
     expect(new Date(query.get('from')!).getTime()).toBe(new Date('2026-11-01T00:00:00').getTime())
     expect(new Date(query.get('to')!).getTime()).toBe(new Date('2026-11-30T23:59:59.999').getTime())
+  })
+
+  it('marks a total that is only a lower bound', () => {
+    expect(countLabel(2, 25, 25, 1234, true)).toBe('26–50 of 1,234')
+    expect(countLabel(1, 25, 25, 1025, false)).toBe('1–25 of 1,025+')
   })
 })

@@ -1,5 +1,7 @@
 // History's state lives in the URL, so a reload (or a shared link) keeps search, filters, sort and page.
 
+import { formatInt } from '@/lib/format'
+
 export type StatusFilter = '' | 'success' | 'error'
 export type Sort = 'newest' | 'oldest'
 
@@ -71,4 +73,10 @@ export function changeState(state: HistoryState, change: Partial<HistoryState>):
   const next = { ...state, ...change }
   if (!('page' in change)) next.page = 1
   return next
+}
+
+/** "26–50 of 1,234", or "of 1,234+" when the total is only a lower bound. */
+export function countLabel(page: number, pageSize: number, shown: number, total: number, exact: boolean): string {
+  const first = (page - 1) * pageSize + 1
+  return `${formatInt(first)}–${formatInt(first + shown - 1)} of ${formatInt(total)}${exact ? '' : '+'}`
 }

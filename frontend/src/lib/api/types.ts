@@ -189,6 +189,8 @@ export interface ConversationRow {
 export interface ConversationsResponse {
   conversations: ConversationRow[]
   total: number
+  /** False when `total` is a lower bound (a common search term or a broad tools filter). */
+  total_exact: boolean
   page: number
   page_size: number
   pages: number
