@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.middleware.gzip import GZipMiddleware
 
 from .. import __version__
 from . import login
@@ -62,6 +63,10 @@ def create_app(context: SynapseContext, *, access: AccessPolicy | None = None) -
     app.include_router(attachments.router)
     mount_spa(app)  # last: the dashboard answers every path no API route claimed
     # The last added is the outermost: headers go on every answer, refusals included.
+    # Compression: the dashboard bundle and the large JSON answers (a replay is ~150 KB) shrink
+    # several times. Starlette never compresses `text/event-stream`, so chat streams are not held
+    # in a compressor's buffer (tests/e2e/test_compression.py).
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.add_middleware(BodyLimitMiddleware, max_bytes=context.settings.request_limit)
     app.add_middleware(AccessMiddleware, policy=policy)
     app.add_middleware(SecurityHeadersMiddleware)

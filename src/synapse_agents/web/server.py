@@ -58,7 +58,6 @@ def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, consol
         port=settings.port,
         log_level='warning',
         access_log=False,
-        # Streams must not sit in a buffer: no compression middleware, small write chunks.
         timeout_graceful_shutdown=3,
     )
     server = uvicorn.Server(config)
