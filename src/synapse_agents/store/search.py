@@ -70,8 +70,8 @@ PG_CONTENT_KEY = f"translate(lower(content), ' {WORD_JOIN}', '{WORD_JOIN} ')"
 
 SEARCH_CAP = 2000
 """Most matching messages (and, separately, titles) the first index probe reads. A term with more
-is tried as a common one: its page is found by walking the list (see `store/history.py`). On
-PostgreSQL a term the planner expects in more messages than this skips the probe (`likely_common`)."""
+is tried as a common one: its page is found by walking the list (see `store/history.py`). A term
+that is likely in more messages than this skips the probe (`likely_common`)."""
 
 WIDE_CAP = 20_000
 """The second probe's cap, for a term over `SEARCH_CAP` that the walk found sparse: up to this many
@@ -193,12 +193,21 @@ def probe(connection: Connection | Session, dialect: str, term: str, cap: int | 
 
 
 def likely_common(connection: Connection | Session, dialect: str, term: str) -> bool:
-    """Whether PostgreSQL's planner expects `term` in more than `SEARCH_CAP` messages (its
-    `EXPLAIN` estimate, from the trigram statistics: no row is read). Reading a common term's
-    matches costs a sequential scan that lowercases every message on the way, so such a term goes
-    straight to the walk. Always False on SQLite, whose index probe is cheap either way."""
-    if dialect != 'postgresql':
-        return False
+    """Whether `term` is probably in more than `SEARCH_CAP` messages, asked without reading them.
+
+    - SQLite: the FTS index alone counts its candidates up to `SEARCH_CAP + 1` (no message row
+      is read; the candidates are a superset of the matches, so "not common" is certain).
+    - PostgreSQL: the planner's `EXPLAIN` estimate, from the trigram statistics (no row is read).
+      Reading a common term's matches there is a sequential scan that lowercases every message on
+      its way.
+
+    A likely common term goes straight to the walk; any other is probed (`probe`). Terms under
+    three characters have no trigram to count: never likely common (their probe scans anyway)."""
+    if dialect == 'sqlite':
+        if len(term) < 3:
+            return False
+        candidates = _fts_candidates('messages_fts', term, SEARCH_CAP + 1).subquery()
+        return (connection.scalar(select(func.count()).select_from(candidates)) or 0) > SEARCH_CAP
     bound = connection.connection() if isinstance(connection, Session) else connection
     compiled = (
         select(Message.conversation_id).where(_pg_message_contains(term)).compile(dialect=bound.dialect)
