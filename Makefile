@@ -8,7 +8,7 @@ POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo serve test test-sqlite test-frontend lint format typecheck wheel clean frontend browser
+.PHONY: help install demo serve test test-sqlite test-frontend lint format typecheck wheel clean frontend browser bench
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -56,13 +56,16 @@ test-sqlite: install ## Run the test suite on SQLite only (no PostgreSQL needed)
 	$(BIN)/python -m pytest --db sqlite $(PYTEST_ARGS)
 
 lint: install ## Check formatting, lint and types (ruff, mypy)
-	$(BIN)/ruff format --check src tests
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
+bench: install browser ## Run every benchmark (about 10 minutes; PostgreSQL too), print the table, write docs/benchmarks.md
+	$(BIN)/python bench/run_all.py
+
 format: install ## Format the code and fix what ruff can fix
-	$(BIN)/ruff format src tests
-	$(BIN)/ruff check --fix src tests
+	$(BIN)/ruff format src tests bench
+	$(BIN)/ruff check --fix src tests bench
 
 wheel: install ## Build the wheel and sdist into dist/ and check the wheel's contents
 	rm -rf dist

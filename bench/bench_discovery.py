@@ -9,7 +9,7 @@ two tools, model settings and metadata) is scanned by a fresh `Catalog`:
   first time (pydantic-ai itself is already imported, as it is in a running server); once more
   with the first agent of each module on `openai:gpt-4o` and no key set (the missing-key path);
 - warm: `scan()` again with nothing changed — it must import nothing (every generated module bumps
-  a counter when it runs, and the counter must not move) and take under 10 ms (goal: 5 ms);
+  a counter when it runs, and the counter must not move) and take at most 5 ms;
 - edit: one module edited, then `scan()` — what a hot reload costs;
 - listing: building the `GET /api/agents` payload from a warm snapshot (for scale).
 
@@ -33,8 +33,9 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-WARM_LIMIT_MS = 10.0
-WARM_GOAL_MS = 5.0
+from results import Result, write_json
+
+WARM_LIMIT_MS = 5.0
 PROBE = '_synapse_bench_probe'
 
 MODULE = """
@@ -113,6 +114,7 @@ def main() -> int:
     parser.add_argument('--cold-runs', type=int, default=5)
     parser.add_argument('--warm-runs', type=int, default=300)
     parser.add_argument('--edit-runs', type=int, default=10)
+    parser.add_argument('--json', help='also write the results here (see results.py)')
     args = parser.parse_args()
     os.environ.pop('OPENAI_API_KEY', None)
 
@@ -199,10 +201,34 @@ def main() -> int:
     print(f'cold scan / warm scan (medians): {statistics.median(cold) / statistics.median(warm):,.0f}x')
     print(f'warm scans imported {imported_warm} modules and rebuilt the catalog {rebuilt_warm} times')
     warm_median = statistics.median(warm)
-    ok = warm_median < WARM_LIMIT_MS and imported_warm == 0 and rebuilt_warm == 0
-    goal = 'met' if warm_median <= WARM_GOAL_MS else 'not met'
-    print(f'{"OK" if ok else "FAIL"}: warm median {warm_median:.3f} ms < {WARM_LIMIT_MS:.0f} ms', end=' ')
-    print(f'(later goal <= {WARM_GOAL_MS:.0f} ms: {goal})')
+    clean = imported_warm == 0 and rebuilt_warm == 0
+    ok = warm_median <= WARM_LIMIT_MS and clean
+    print(f'{"OK" if ok else "FAIL"}: warm median {warm_median:.3f} ms <= {WARM_LIMIT_MS:.0f} ms')
+    group = 'discovery'
+    scale = f'{total} agents in {args.modules} modules'
+    write_json(
+        args.json,
+        [
+            Result.of(group, 'plain import, no Synapse (floor)', plain, note=scale),
+            Result.of(
+                group,
+                'cold scan',
+                cold,
+                note=f'{statistics.median(cold) / statistics.median(plain):.2f}x the plain import',
+            ),
+            Result.of(group, f'cold scan, {missing} agents lack their key', keyless),
+            Result.of(
+                group,
+                'warm scan (nothing changed)',
+                warm,
+                target=f'p50 <= {WARM_LIMIT_MS:.0f} ms, imports nothing',
+                passed=ok,
+                note=f'imported {imported_warm} modules, rebuilt {rebuilt_warm} times',
+            ),
+            Result.of(group, 'edit one module, scan', edit),
+            Result.of(group, 'warm scan + /api/agents payload', listing),
+        ],
+    )
     return 0 if ok else 1
 
 
