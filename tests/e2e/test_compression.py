@@ -15,7 +15,7 @@ from synapse_agents.discovery.slugs import module_slug
 
 pytestmark = pytest.mark.slow
 
-AGENT_MODULE = '''
+AGENT_MODULE = """
 import asyncio, time
 from pydantic_ai import Agent
 from pydantic_ai.models.function import FunctionModel
@@ -27,7 +27,7 @@ async def stream(messages, info):
 
 chatty = Agent(FunctionModel(stream_function=stream, model_name="chatty"), name="chatty",
                instructions="Answer at length. " * 200)
-'''
+"""
 GZIP = {'Accept-Encoding': 'gzip'}
 
 
