@@ -167,6 +167,8 @@ def markdown(outcomes: list[Outcome], total_seconds: float) -> str:
         'PostgreSQL figures need a server at `postgresql://postgres@127.0.0.1:5432` (the history bench',
         'creates a `synapse_bench` database there).',
         '',
+        (BENCH / 'notes.md').read_text().rstrip(),
+        '',
     ]
     for outcome in outcomes:
         lines += [f'## {outcome.script.title}', '']
