@@ -212,14 +212,9 @@ def likely_common(connection: Connection | Session, dialect: str, term: str) -> 
     compiled = (
         select(Message.conversation_id).where(_pg_message_contains(term)).compile(dialect=bound.dialect)
     )
-    cursor = bound.connection.cursor()
-    try:
-        cursor.execute(f'EXPLAIN (FORMAT JSON) {compiled}', compiled.params)
-        row = cursor.fetchone()
-    finally:
-        cursor.close()
-    assert row is not None
-    return float(row[0][0]['Plan']['Plan Rows']) > SEARCH_CAP
+    # exec_driver_sql: the statement goes to the driver as compiled, parameters bound by it.
+    plan = bound.exec_driver_sql(f'EXPLAIN (FORMAT JSON) {compiled}', compiled.params).scalar_one()
+    return float(plan[0]['Plan']['Plan Rows']) > SEARCH_CAP
 
 
 def contains_condition(dialect: str, term: str) -> ColumnElement[bool]:
