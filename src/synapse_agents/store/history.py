@@ -122,7 +122,6 @@ def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list
             if not found.ids:
                 return [], 0, True
             conditions.append(_id_in(store.dialect, found.ids))
-        if filters.search:
             # The matching set is computed once: the window count rides along with the page.
             rows = session.execute(
                 _with_total(store.dialect, conditions, filters.newest_first, page, by_ids=True)
