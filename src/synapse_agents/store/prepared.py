@@ -2,9 +2,8 @@
 
 A chat turn's writes are a handful of statements built once at import (`store/recording.py`). Going
 through `Connection.execute` costs SQLAlchemy's per-call machinery (cache lookup, execution
-context, result object, events) each time, which measured as much as the database work itself
-(see docs/benchmarks.md). `execute` compiles each statement once per dialect and set of parameter
-names, binds the values with the column types' own bind processors (the same JSON and UTC
+context, result object, events) each time. `execute` compiles each statement once per dialect
+and set of parameter names, binds the values with the column types' own bind processors (the same JSON and UTC
 datetime handling `Connection.execute` applies), and hands them to the transaction's DB-API cursor
 (`executemany` for a list of rows).
 

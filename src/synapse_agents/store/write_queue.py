@@ -12,9 +12,8 @@ Writes nobody waits for (`submit`) linger up to `LINGER_S` before they are commi
 is waited for (`run`, `flush`, `drain`) commits everything queued before it at once. A turn faster
 than the linger (most turns of a fast model) therefore costs one transaction and one wake-up of
 the writer thread, at its end; a slow turn's rows still reach the database within `LINGER_S` of
-being produced (a crash loses at most that much). Waking the writer for every small write cost
-more than the writes themselves: each wake-up competes with the event loop for the GIL (see
-docs/benchmarks.md).
+being produced (a crash loses at most that much). Waking the writer for every small write would
+have it compete with the event loop for the GIL that often.
 
 A batch that fails is retried one write per transaction, so one bad write cannot lose the others.
 """

@@ -38,8 +38,8 @@ class SynapseContext:
 async def get_context(request: Request) -> SynapseContext:
     """FastAPI dependency: the context of the app serving this request.
 
-    `async` on purpose: FastAPI runs a plain `def` dependency in the threadpool, and that hop cost
-    more than the rest of the request's routing (see docs/benchmarks.md).
+    `async` on purpose: FastAPI runs a plain `def` dependency in the thread pool, a thread hop on
+    every request for what is an attribute lookup.
     """
     context: SynapseContext = request.app.state.synapse
     return context

@@ -82,8 +82,7 @@ def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, consol
     else:
         console.print('  access    local only (loopback, same-origin)')
     # Everything imported so far (the app, pydantic-ai, the agents) lives as long as the server:
-    # moved out of the collector's generations, a full collection no longer walks it (measured: a
-    # 120 ms pause every few hundred turns before, a few ms after; see docs/benchmarks.md).
+    # moved out of the collector's generations, a full collection no longer walks it.
     gc.collect()
     gc.freeze()
     if open_browser:
