@@ -126,10 +126,13 @@ async def run_engine(engine: Any, target: Any) -> tuple[float, float]:
     return (first or end) - started, end - started
 
 
-async def run_http(client: httpx.AsyncClient, slug: str) -> tuple[float, float]:
+async def run_http(client: httpx.AsyncClient, slug: str, *, path: str | None = None) -> tuple[float, float]:
+    """Time to the first text chunk and to the end of one turn over HTTP (`path` overrides the
+    chat route, for the bare floor)."""
     started = time.perf_counter()
     first = None
-    async with client.stream('POST', f'/api/agents/{slug}/chat', data={'message': 'go'}) as response:
+    path = path or f'/api/agents/{slug}/chat'
+    async with client.stream('POST', path, data={'message': 'go'}) as response:
         assert response.status_code == 200
         async for text in response.aiter_text():
             if first is None and '"text-delta"' in text:
@@ -159,18 +162,6 @@ async def health(request):
 app = Starlette(routes=[Route('/chat', chat, methods=['POST']), Route('/api/health', health)])
 """
 """The HTTP floor: the same uvicorn, a multipart form read, 20 text chunks streamed, nothing else."""
-
-
-async def run_bare(client: httpx.AsyncClient) -> tuple[float, float]:
-    started = time.perf_counter()
-    first = None
-    async with client.stream('POST', '/chat', data={'message': 'go'}) as response:
-        assert response.status_code == 200
-        async for text in response.aiter_text():
-            if first is None and '"text-delta"' in text:
-                first = time.perf_counter()
-    end = time.perf_counter()
-    return (first or end) - started, end - started
 
 
 def start_server(project: Path, home: Path, *, bare: bool = False) -> tuple[subprocess.Popen[bytes], str]:
@@ -309,7 +300,7 @@ async def main_async(args: argparse.Namespace) -> None:
                         ('http', await run_http(client, slug)),
                     ]
                     if 'bare' in runs:
-                        samples.append(('bare', await run_bare(bare)))
+                        samples.append(('bare', await run_http(bare, '', path='/chat')))
                     if index >= 10:  # warm-up
                         for mode, sample in samples:
                             runs[mode].append(sample)

@@ -146,16 +146,20 @@ def _fts_candidates(table: str, term: str, limit: int) -> Any:
     )
 
 
+def _sqlite_probe(id_column: Any, text: Any, table: str, term: str, limit: int) -> Select[str, Any]:
+    """(id, matched) of at most `limit` rows of `table` whose `text` may contain `term`: through
+    its FTS index (`<table>_fts`) for a term of three characters or more, else by scanning."""
+    matched = _sqlite_contains(text, term)
+    if len(term) < 3:
+        return select(id_column, matched).where(matched).limit(limit)
+    rowid: ColumnElement[int] = literal_column(f'{table}.rowid', Integer)
+    return select(id_column, matched).where(rowid.in_(_fts_candidates(f'{table}_fts', term, limit)))
+
+
 def _message_probe(dialect: str, term: str, limit: int) -> Select[str, Any]:
     """(conversation id, matched) of at most `limit` messages that may contain `term`."""
     if dialect == 'sqlite':
-        matched = _sqlite_contains(Message.content, term)
-        if len(term) >= 3:
-            rowid: ColumnElement[int] = literal_column('messages.rowid', Integer)
-            return select(Message.conversation_id, matched).where(
-                rowid.in_(_fts_candidates('messages_fts', term, limit))
-            )
-        return select(Message.conversation_id, matched).where(matched).limit(limit)
+        return _sqlite_probe(Message.conversation_id, Message.content, 'messages', term, limit)
     # No ORDER BY: sorting would let the planner walk the primary key filtering every row, which
     # never ends for a rare term; unordered, a rare term is read through the index and a common one
     # stops a sequential scan early.
@@ -167,13 +171,7 @@ def _message_probe(dialect: str, term: str, limit: int) -> Select[str, Any]:
 def _title_probe(dialect: str, term: str, limit: int) -> Select[str, Any]:
     """(conversation id, matched) of at most `limit` conversations whose title may contain `term`."""
     if dialect == 'sqlite':
-        matched = _sqlite_contains(Conversation.title, term)
-        if len(term) >= 3:
-            rowid: ColumnElement[int] = literal_column('conversations.rowid', Integer)
-            return select(Conversation.id, matched).where(
-                rowid.in_(_fts_candidates('conversations_fts', term, limit))
-            )
-        return select(Conversation.id, matched).where(matched).limit(limit)
+        return _sqlite_probe(Conversation.id, Conversation.title, 'conversations', term, limit)
     return (
         select(Conversation.id, literal_column('true'))
         .where(Conversation.title.ilike(f'%{escape_like(term)}%', escape='\\'))
