@@ -22,7 +22,6 @@ import argparse
 import gzip
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,12 +30,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Response, sync_playwright
 from sqlalchemy import select
 
 from results import Result, write_json
 from seed_history import REPLAY_TITLE, open_seeded
+from serving import free_port, wait_until_up
 from synapse_agents.store import Conversation
 
 STATIC = Path(__file__).resolve().parents[1] / 'src' / 'synapse_agents' / 'web' / 'static'
@@ -91,12 +90,6 @@ def seed(directory: Path, conversations: int) -> tuple[str, str, str]:
     return url, row.agent_key, row.id
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return int(probe.getsockname()[1])
-
-
 def start_server(home: Path, database_url: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     """`synapse serve --demo` in `home` (SQLite migrates itself), once /api/health answers."""
     port = free_port()
@@ -110,17 +103,7 @@ def start_server(home: Path, database_url: str, log: Path) -> tuple[subprocess.P
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    url = f'http://127.0.0.1:{port}'
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if httpx.get(url + '/api/health', timeout=1).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    process.kill()
-    raise RuntimeError(f'synapse serve did not start:\n{log.read_text()[-2000:]}')
+    return process, wait_until_up(process, f'http://127.0.0.1:{port}', log=log)
 
 
 def measure(page: Page, url: str | None, selector: str, expected: int, into: Timings) -> None:

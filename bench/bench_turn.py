@@ -42,6 +42,7 @@ from typing import Any
 import httpx
 
 from results import Result, percentile, write_json
+from serving import free_port, wait_until_up
 
 AGENTS_SOURCE = """
 import asyncio, json, time
@@ -165,7 +166,7 @@ app = Starlette(routes=[Route('/chat', chat, methods=['POST']), Route('/api/heal
 
 
 def start_server(project: Path, home: Path, *, bare: bool = False) -> tuple[subprocess.Popen[bytes], str]:
-    port = (8900 if not bare else 8800) + os.getpid() % 90
+    port = free_port()
     env = {**os.environ, 'SYNAPSE_HOME': str(home), 'PYTHONUNBUFFERED': '1'}
     command = ['-m', 'synapse_agents', 'serve', 'agents', '--port', str(port)]
     if bare:
@@ -173,16 +174,7 @@ def start_server(project: Path, home: Path, *, bare: bool = False) -> tuple[subp
     process = subprocess.Popen(
         [sys.executable, *command], cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
     )
-    url = f'http://127.0.0.1:{port}'
-    for _ in range(200):
-        try:
-            if httpx.get(url + '/api/health', timeout=1).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    process.kill()
-    raise RuntimeError('synapse serve did not start')
+    return process, wait_until_up(process, f'http://127.0.0.1:{port}')
 
 
 def rss_mb(pid: int) -> tuple[float, float]:

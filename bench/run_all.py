@@ -13,6 +13,7 @@ output is kept too and goes into the document.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import subprocess
@@ -118,20 +119,14 @@ def table(outcomes: list[Outcome]) -> Table:
 
 
 def machine() -> str:
-    cpu = ''
-    try:
-        for line in Path('/proc/cpuinfo').read_text().splitlines():
-            if line.startswith('model name'):
-                cpu = line.split(':', 1)[1].strip()
-                break
-    except OSError:
-        pass
-    memory = ''
-    try:
-        kib = int(Path('/proc/meminfo').read_text().split()[1])
-        memory = f', {kib / 1024 / 1024:.0f} GiB'
-    except (OSError, ValueError, IndexError):
-        pass
+    cpu = memory = ''  # best effort: /proc exists on Linux only
+    with contextlib.suppress(OSError):
+        names = [
+            line for line in Path('/proc/cpuinfo').read_text().splitlines() if line.startswith('model name')
+        ]
+        cpu = names[0].split(':', 1)[1].strip() if names else ''
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        memory = f', {int(Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024:.0f} GiB'
     return (
         f'{os.cpu_count()} cores{memory}, {cpu or platform.processor()}, Python {platform.python_version()}'
     )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -134,6 +136,18 @@ def decode(sse: str) -> list[dict[str, Any]]:
         body = event[len('data: ') :]
         chunks.append({'type': '[DONE]'} if body == '[DONE]' else json.loads(body))
     return chunks
+
+
+def iter_chunks(response: Any) -> Iterator[tuple[float, dict[str, Any]]]:
+    """The chunks of a streaming `httpx` response as they arrive, each with the time it was read
+    (`[DONE]` becomes `{"type": "[DONE]"}`)."""
+    buffer = ''
+    for text in response.iter_text():
+        buffer += text
+        while '\n\n' in buffer:
+            event, buffer = buffer.split('\n\n', 1)
+            body = event.removeprefix('data: ')
+            yield time.time(), {'type': '[DONE]'} if body == '[DONE]' else json.loads(body)
 
 
 def types(chunks: list[dict[str, Any]]) -> list[str]:

@@ -10,7 +10,6 @@ prompts it was sent, which shows what history a turn replayed. Its tools leave m
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +18,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from chat_helpers import decode, iter_chunks
 
 pytestmark = pytest.mark.slow
 
@@ -91,16 +92,11 @@ def project(isolated_env: Path) -> Path:
     return isolated_env
 
 
-def chunks_of(text: str) -> list[dict[str, Any]]:
-    events = [e.removeprefix('data: ') for e in text.split('\n\n') if e.strip()]
-    return [{'type': '[DONE]'} if e == '[DONE]' else json.loads(e) for e in events]
-
-
 def chat(url: str, message: str, conversation_id: str | None = None) -> list[dict[str, Any]]:
     data = {'message': message, **({'conversation_id': conversation_id} if conversation_id else {})}
     response = httpx.post(f'{url}/api/agents/{SLUG}/chat', data=data, timeout=30)
     assert response.status_code == 200, response.text
-    return chunks_of(response.text)
+    return decode(response.text)
 
 
 @contextmanager
@@ -112,18 +108,13 @@ def streaming(url: str, message: str, until: str, conversation_id: str | None = 
     data = {'message': message, **({'conversation_id': conversation_id} if conversation_id else {})}
     conversation = None
     with httpx.stream('POST', f'{url}/api/agents/{SLUG}/chat', data=data, timeout=30) as response:
-        buffer = ''
-        for text in response.iter_text():
-            buffer += text
-            while '\n\n' in buffer:
-                event, buffer = buffer.split('\n\n', 1)
-                chunk = json.loads(event.removeprefix('data: '))
-                if chunk['type'] == 'start':
-                    conversation = chunk['messageMetadata']['conversation_id']
-                if chunk['type'] == until:
-                    assert conversation is not None
-                    yield str(conversation)
-                    return
+        for _received, chunk in iter_chunks(response):
+            if chunk['type'] == 'start':
+                conversation = chunk['messageMetadata']['conversation_id']
+            if chunk['type'] == until:
+                assert conversation is not None
+                yield str(conversation)
+                return
     raise AssertionError(f'the stream ended before a {until!r} chunk')
 
 
@@ -335,7 +326,7 @@ def test_postgresql_connections_cut_and_back(
         wait_for(lambda: (marks / 'pause-started').exists(), 'the tool to start')
         assert _terminate_connections(postgres_server_url, database) >= 1
         (marks / 'resume').touch()
-        third = chunks_of(response.read().decode())
+        third = decode(response.read().decode())
     assert 'error' not in [c['type'] for c in third] and third[-1]['type'] == '[DONE]'
     body = thread(url, conversation_id)
     assert [m['status'] for m in body['messages']] == ['complete'] * 6

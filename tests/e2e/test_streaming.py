@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
+from chat_helpers import iter_chunks
+
 pytestmark = pytest.mark.slow
 
 AGENT_MODULE = """
@@ -43,16 +45,7 @@ def _slug(root: Path) -> str:
 
 
 def _read_events(response: httpx.Response) -> list[tuple[float, dict[str, Any]]]:
-    events: list[tuple[float, dict[str, Any]]] = []
-    buffer = ''
-    for text in response.iter_text():
-        buffer += text
-        while '\n\n' in buffer:
-            event, buffer = buffer.split('\n\n', 1)
-            body = event.removeprefix('data: ')
-            if body != '[DONE]':
-                events.append((time.time(), json.loads(body)))
-    return events
+    return [(received, chunk) for received, chunk in iter_chunks(response) if chunk['type'] != '[DONE]']
 
 
 def test_each_chunk_reaches_the_client_as_it_is_produced(live_server: Any, isolated_env: Path) -> None:
@@ -105,15 +98,10 @@ def test_a_client_that_disconnects_leaves_an_interrupted_turn(live_server: Any, 
 
 def _read_events_until_text(response: httpx.Response) -> list[tuple[float, dict[str, Any]]]:
     events: list[tuple[float, dict[str, Any]]] = []
-    buffer = ''
-    for text in response.iter_text():
-        buffer += text
-        while '\n\n' in buffer:
-            event, buffer = buffer.split('\n\n', 1)
-            body = json.loads(event.removeprefix('data: '))
-            events.append((time.time(), body))
-            if body['type'] == 'text-delta':
-                return events
+    for received, chunk in iter_chunks(response):
+        events.append((received, chunk))
+        if chunk['type'] == 'text-delta':
+            break
     return events
 
 

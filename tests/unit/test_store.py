@@ -208,8 +208,6 @@ def test_open_store_migrates_sqlite_itself(tmp_path: Path) -> None:
 def test_open_store_leaves_postgres_schema_to_db_upgrade(
     tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    if request.config.getoption('--db') == 'sqlite':
-        pytest.skip('needs PostgreSQL: run with --db postgresql or --db all')
     url = request.getfixturevalue('empty_postgres_database')
     with pytest.raises(StoreNotReady, match=r'has no Synapse tables; .* run `synapse db upgrade`'):
         open_store(Settings(database_url=url, home=tmp_path))

@@ -166,6 +166,8 @@ class FolderWalker:
                     elif entry.is_file() and _wanted_file(name):
                         files.append(name)
         except OSError:
+            # A folder that cannot be read (permissions, removed meanwhile) is left out like a
+            # hidden one: discovery lists what it can read rather than failing the whole scan.
             pass
         listing = _Listing(current, sorted(files), sorted(dirs))
         self._listings[folder] = listing

@@ -55,10 +55,8 @@ _cache_lock = threading.Lock()
 def _prepare(dialect: Dialect, statement: Any, keys: Iterable[str]) -> _Prepared | None:
     names = frozenset(keys)
     key = (id(statement), dialect.name, names)
-    try:
-        return _cache[key]
-    except KeyError:
-        pass
+    if key in _cache:
+        return _cache[key]  # None too: a statement known not to be preparable
     prepared = _compile(dialect, statement, names)
     with _cache_lock:
         _cache[key] = prepared
