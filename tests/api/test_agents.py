@@ -18,7 +18,7 @@ def test_list_shows_every_demo_agent_as_a_card(client: TestClient, isolated_env:
     response = client.get('/api/agents')
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {'agents', 'problems', 'targets', 'project_root'}
+    assert set(body) == {'agents', 'problems', 'targets', 'project_root', 'degraded'}
     assert body['targets'] == ['synapse_agents.demo'] and body['problems'] == []
     assert body['project_root'] == str(isolated_env.resolve())
     assert len(body['agents']) == 8

@@ -1,7 +1,8 @@
 """The private pydantic-ai names discovery reads still exist and still mean what discovery assumes.
 
-When this fails after a pydantic-ai upgrade, fix `synapse_agents/discovery/_pydantic_ai_internals.py`
-(the only module that reads them) before anything else.
+When this fails after a pydantic-ai upgrade, discovery still works with the feature that needs the
+name turned off (listed by `synapse agents`); fix `synapse_agents/discovery/_pydantic_ai_internals.py`
+(the only module that reads them) to get it back.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pydantic_ai import Agent, RunContext, Tool
 from pydantic_ai.capabilities import WebSearch
 
 from synapse_agents.discovery import _pydantic_ai_internals as internals
+from synapse_agents.discovery import degraded_features
 from synapse_agents.discovery.inspection import AGENT_TOOLSET_ID
 
 
@@ -59,11 +61,17 @@ def test_each_reader_returns_what_discovery_expects() -> None:
     assert internals.system_prompts(agent) == ('System.',)
     assert [f.__name__ for f in internals.system_prompt_functions(agent)] == ['prompt']
     assert isinstance(internals.capability_instruction_recipes(agent), list)
-    assert internals.capability_model_settings(agent) is None or isinstance(
-        internals.capability_model_settings(agent), dict
-    )
     assert internals.output_mode(agent) == 'text'
     assert internals.output_mode(Agent('test', output_type=int)) == 'auto'
+
+
+def test_every_guarded_name_is_there_so_no_feature_is_degraded() -> None:
+    internals.reset()
+    assert degraded_features() == [], f'pydantic-ai {pydantic_ai.__version__} lacks names discovery uses'
+    assert all(internals.available(private) for private in internals.NAMES)
+    assert internals.unavailable_facts() == []
+    guarded = {private.name for private in internals.NAMES}
+    assert {*internals.AGENT_ATTRIBUTES, *internals.FUNCTION_SCHEMA_ATTRIBUTES} <= guarded
 
 
 def test_auto_injected_capabilities_are_known() -> None:
@@ -81,7 +89,7 @@ def test_the_tool_schema_builder_is_where_discovery_wraps_it() -> None:
     for name in internals.FUNCTION_SCHEMA_ATTRIBUTES:
         assert hasattr(owner, name), f'pydantic_ai._function_schema.{name} is gone'
     schema_class = internals.function_schema_class()
-    assert dataclasses.is_dataclass(schema_class)
+    assert schema_class is not None and dataclasses.is_dataclass(schema_class)
     fields = {field.name for field in dataclasses.fields(schema_class)}
     assert {'function', 'name', 'description', 'validator', 'json_schema', 'takes_ctx', 'is_async'} <= fields
     # `Tool.__init__` must look the builder up on the module at call time, so that wrapping works.

@@ -5,11 +5,15 @@ cannot describe raises there and the module would fail to import. In discovery m
 the schema builder's error becomes a `BrokenSchema` placeholder: the agent is discovered, the tool
 shows "schema unavailable" with the error, and calling the tool raises that error instead of
 running the function with arguments nobody validated.
+
+Both pydantic-ai names this needs are private (`_pydantic_ai_internals`): without either, the
+wrapper is not installed and the feature is listed as degraded; discovery itself is unaffected.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import threading
 from collections.abc import Callable
@@ -34,7 +38,9 @@ class SchemaFailure:
     error: str
 
 
-def _broken_schema(function: Callable[..., Any], tool_name: str, exc: Exception) -> Any:
+def _broken_schema(
+    function: Callable[..., Any], tool_name: str, exc: Exception, schema_class: type[Any]
+) -> Any:
     message = str(exc).strip().split('\n\n', 1)[0]
     error = f'{type(exc).__name__}: {message}'.strip()
     failure = SchemaFailure(tool_name, error)
@@ -44,7 +50,6 @@ def _broken_schema(function: Callable[..., Any], tool_name: str, exc: Exception)
             f'Tool {tool_name!r} is unavailable: its parameter schema could not be built ({error}).'
         )
 
-    schema_class = internals.function_schema_class()
     schema = schema_class(
         function=unavailable,
         name=tool_name,
@@ -70,11 +75,17 @@ def schema_failure(function_schema: object) -> SchemaFailure | None:
 
 
 def install() -> None:
-    """Wrap the tool schema builder once; the wrapper acts only in discovery mode, for tools only."""
+    """Wrap the tool schema builder once; the wrapper acts only in discovery mode, for tools only.
+
+    Does nothing (the feature is recorded as degraded) when this pydantic-ai lacks either name.
+    """
+    owner = internals.function_schema_owner()
+    schema_class = internals.function_schema_class()
+    if owner is None or schema_class is None:
+        return
     with _install_lock:
         if _installed:
             return
-        owner = internals.function_schema_owner()
         original = owner.function_schema
 
         def function_schema(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -84,8 +95,19 @@ def install() -> None:
             try:
                 return original(function, *args, **kwargs)
             except Exception as exc:
-                return _broken_schema(function, str(tool_name), exc)
+                return _broken_schema(function, str(tool_name), exc, schema_class)
 
         functools.update_wrapper(function_schema, original)
         owner.function_schema = function_schema
         _installed.append(original)
+
+
+def uninstall() -> None:
+    """Put the original schema builder back (for tests that change what pydantic-ai offers)."""
+    with _install_lock:
+        if not _installed:
+            return
+        original = _installed.pop()
+        owner: Any = importlib.import_module(internals.FUNCTION_SCHEMA.owner)
+        if getattr(getattr(owner, 'function_schema', None), '__wrapped__', None) is original:
+            owner.function_schema = original

@@ -21,9 +21,10 @@ from dotenv import dotenv_values
 from pydantic_ai import Agent
 
 from . import keys
+from ._pydantic_ai_internals import degraded_features
 from .assemble import Assembler, BuiltAgent
 from .collect import Collector
-from .models import AgentCard, AgentInfo, AgentList, DiscoveryProblem
+from .models import AgentCard, AgentInfo, AgentList, DegradedFeatureInfo, DiscoveryProblem
 from .reload import ReloadTracker, Stamp, stamp
 from .targets import Target, default_targets, parse_target
 
@@ -77,6 +78,7 @@ class CatalogSnapshot:
             problems=self.problems,
             targets=self.targets,
             project_root=str(self.project_root),
+            degraded=[DegradedFeatureInfo(**feature.as_dict()) for feature in degraded_features()],
         )
 
 

@@ -6,7 +6,8 @@ Public pydantic-ai API wherever one exists (`agent.model`, `agent.model_settings
 `get_native_tools()`); the rest through `_pydantic_ai_internals`. Each section is read on its own:
 one that raises becomes an `inspect_error` (with its traceback) and the others still show. A tool
 whose schema cannot be produced shows `parameters: null` with `schema_error`, for that tool only.
-MCP toolsets are named and described from their transport; nothing connects to a server.
+MCP toolsets are named and described from their transport; nothing connects to a server. A fact
+the installed pydantic-ai does not let Synapse read is left empty and named in `unavailable`.
 """
 
 from __future__ import annotations
@@ -179,6 +180,7 @@ def inspect_agent(
         native_tools=native,
         capabilities=capabilities,
         metadata=metadata,
+        unavailable=internals.unavailable_facts(),
     )
     return Inspection(info, subagents, read.failures)
 
@@ -338,9 +340,11 @@ def _public_name(cls: type) -> str:
 
 
 def _user_capabilities(agent: Agent[Any, Any]) -> list[AbstractCapability[Any]]:
-    automatic = internals.auto_capability_types()
     leaves: list[AbstractCapability[Any]] = []
     agent.root_capability.apply(leaves.append)
+    automatic = internals.auto_capability_types()
+    if automatic is None:
+        raise LookupError("pydantic-ai's own capabilities cannot be told from the agent's")
     return [leaf for leaf in leaves if not isinstance(leaf, automatic)]
 
 

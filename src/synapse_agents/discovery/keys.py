@@ -39,6 +39,7 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.settings import ModelSettings
 
 from . import _mode
+from . import _pydantic_ai_internals as internals
 
 PLACEHOLDER_PREFIX = 'synapse-missing-key:'
 """Prefix of the value a missing variable holds while its module is imported (layer 2)."""
@@ -123,7 +124,12 @@ class KeylessModel(Model):
 
 
 def install() -> None:
-    """Wrap `pydantic_ai.models.infer_model` once; the wrapper acts only in discovery mode."""
+    """Wrap `pydantic_ai.models.infer_model` once; the wrapper acts only in discovery mode.
+
+    Does nothing (the feature is recorded as degraded) when this pydantic-ai lacks the name.
+    """
+    if not internals.available(internals.INFER_MODEL):
+        return
     with _install_lock:
         if _installed:
             return
@@ -149,6 +155,16 @@ def install() -> None:
         _installed.append(original)
 
 
+def uninstall() -> None:
+    """Put the original `infer_model` back (for tests that change what pydantic-ai offers)."""
+    with _install_lock:
+        if not _installed:
+            return
+        original = _installed.pop()
+        if getattr(getattr(models, 'infer_model', None), '__wrapped__', None) is original:
+            models.infer_model = original
+
+
 def adopt_keyless(agent: Agent[Any, Any]) -> KeyRequirement | None:
     """Turn a placeholder model back into its model-id string; returns what the model needs."""
     model = agent.model
@@ -160,6 +176,8 @@ def adopt_keyless(agent: Agent[Any, Any]) -> KeyRequirement | None:
 
 def probe_model_name(model_id: str) -> KeyRequirement | None:
     """For an agent whose model is a name (`defer_model_check=True`): would its provider build?"""
+    if not internals.available(internals.INFER_MODEL):
+        return None
     original = _installed[0] if _installed else models.infer_model
     try:
         original(model_id)

@@ -179,11 +179,25 @@ class AgentInfo(_AgentFields):
     subagents: list[SubagentInfo] = Field(default_factory=list)
     capabilities: list[CapabilityInfo] = Field(default_factory=list)
     metadata: dict[str, Any] | None = None
+    unavailable: list[str] = Field(
+        default_factory=list,
+        description="Facts the installed pydantic-ai does not let Synapse read, e.g. 'retries.tools' "
+        '(see the degraded features of `synapse agents`).',
+    )
 
     def card(self) -> AgentCard:
         """The landing-page card of this agent."""
         fields = {name: getattr(self, name) for name in _AgentFields.model_fields}
         return AgentCard(**fields, tools=[tool.name for tool in self.tools])
+
+
+class DegradedFeatureInfo(_Model):
+    """A discovery feature turned off because the installed pydantic-ai lacks a name it needs."""
+
+    feature: str = Field(description="e.g. 'retry budgets'.")
+    lost: str = Field(description='What is not shown or done without it.')
+    missing: str = Field(description="The missing name, e.g. 'pydantic_ai.Agent._max_tool_retries'.")
+    pydantic_ai_version: str
 
 
 class AgentList(_Model):
@@ -193,3 +207,7 @@ class AgentList(_Model):
     problems: list[DiscoveryProblem]
     targets: list[str] = Field(description='The places discovery looked.')
     project_root: str
+    degraded: list[DegradedFeatureInfo] = Field(
+        default_factory=list,
+        description='Empty unless the installed pydantic-ai lacks a name discovery uses.',
+    )

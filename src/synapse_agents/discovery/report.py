@@ -1,4 +1,5 @@
-"""`synapse agents`: the catalog as a Rich table (or the API's JSON), problems underneath."""
+"""`synapse agents`: the catalog as a Rich table (or the API's JSON), problems and degraded features
+underneath."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from .catalog import CatalogSnapshot
+from .degraded import DegradedFeature
 from .models import AgentCard
 
 
 def print_report(snapshot: CatalogSnapshot, console: Console, *, tracebacks: bool = False) -> None:
-    """One row per agent, then one paragraph per discovery problem."""
+    """One row per agent, one paragraph per discovery problem, one line per degraded feature."""
     listing = snapshot.listing()
     where = ', '.join(snapshot.targets)
     if not listing.agents:
@@ -35,6 +37,13 @@ def print_report(snapshot: CatalogSnapshot, console: Console, *, tracebacks: boo
                 console.print(escape(problem.traceback.rstrip()), style='dim', soft_wrap=True)
         if not tracebacks:
             console.print('[dim]Add --tracebacks to see where each one was raised.[/dim]')
+    if listing.degraded:
+        console.print(f'\n[bold yellow]{len(listing.degraded)} degraded features[/bold yellow]')
+        for feature in listing.degraded:
+            console.print(
+                f'[yellow]{escape(DegradedFeature(**feature.model_dump()).sentence())}[/yellow]',
+                soft_wrap=True,
+            )
 
 
 def _model(card: AgentCard) -> str:
