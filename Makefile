@@ -8,7 +8,7 @@ POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo serve test test-sqlite test-frontend lint format typecheck wheel clean frontend browser bench
+.PHONY: help install demo serve test test-sqlite test-frontend lint format typecheck wheel clean frontend browser bench api-types
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 DASHBOARD := src/synapse_agents/web/static/index.html
 NODE_MODULES := frontend/node_modules/.package-lock.json
 FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
-	frontend/index.html frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
+	frontend/index.html frontend/package.json frontend/vite.config.ts frontend/tsconfig.json frontend/openapi.json
 CHROMIUM := /usr/bin/chromium
 
 $(NODE_MODULES): frontend/package-lock.json
@@ -34,6 +34,12 @@ $(DASHBOARD): $(NODE_MODULES) $(FRONTEND_SOURCES)
 	cd frontend && npm run build
 
 frontend: $(DASHBOARD) ## Build the dashboard into the package (npm ci first when node_modules is stale)
+
+# The API contract: the app's OpenAPI document, committed, and the dashboard's types generated from it
+# (`npm run build` regenerates the types from the committed document; only this target needs Python).
+api-types: $(STAMP) $(NODE_MODULES) ## Regenerate frontend/openapi.json from the app, then the dashboard's API types from it
+	$(BIN)/python scripts/export_openapi.py
+	cd frontend && npm run api-types
 
 browser: ## Install Debian's Chromium for the browser tests when /usr/bin/chromium is missing
 	@if [ ! -x $(CHROMIUM) ]; then apt-get update && apt-get install -y chromium; fi

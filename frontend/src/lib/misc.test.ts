@@ -86,10 +86,10 @@ describe('replay', () => {
     })
   })
   it('an interrupted answer is "stopped" unless an error explains it', () => {
-    const base = { content: '', created_at: '' }
+    const base = { content: '', created_at: '', parts: [], usage: null, input_tokens: null, output_tokens: null, cost: null, duration_ms: null, meta: null }
     const items = replayItems([
       { id: 'a', role: 'assistant', status: 'interrupted', ...base },
-      { id: 'e', role: 'error', content: 'boom' },
+      { id: 'e', role: 'error', status: 'complete', content: 'boom', created_at: '', details: null },
       { id: 'b', role: 'assistant', status: 'interrupted', ...base },
     ])
     expect(items.map((i) => i.kind === 'assistant' && i.stopped)).toEqual([false, false, true])

@@ -66,9 +66,9 @@ export function replayItems(messages: ReplayMessage[]): ThreadItem[] {
           id: message.id,
           text: message.content,
           attachments: (message.attachments ?? []).map((a) => ({
-            name: a.name,
-            mediaType: a.media_type,
-            size: a.size,
+            name: a.name ?? 'attachment',
+            mediaType: a.media_type ?? 'application/octet-stream',
+            size: a.size ?? 0,
             url: apiUrl(a.url),
           })),
         }

@@ -1,4 +1,4 @@
-"""The history list and a conversation's replay, in a constant number of queries.
+"""The history list, in a constant number of queries, as typed rows (`rows.ConversationSummary`).
 
 `list_conversations` reads only `conversations` (its counters are kept in step by every write),
 plus a correlated `EXISTS` on `tool_invocations` for the tools filter and the search index for
@@ -9,31 +9,26 @@ then the page with its total, or for a common term the walk with its lower bound
 when a walk finds the term sparse and goes back to the index — one more when a page past the end
 is asked for.
 
-`conversation_thread`: three queries (the conversation, its messages without `model_messages`, its
-tool invocations). Tool invocations are placed inside the assistant answer that made them. Arguments
-and results larger than `TOOL_VALUE_LIMIT` bytes of JSON are cut to a preview and flagged
-`truncated`; `tool_invocation` returns one in full.
+A conversation's replay is `thread.py`; the API's shape of both is `web/routes/schemas.py`.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from pydantic_core import to_json
 from sqlalchemy import String, any_, bindparam, func, literal_column, select, union_all
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from .models import Conversation, Message, ToolInvocation
 from .repository import Store
+from .rows import SUMMARY_FIELDS, ConversationSummary, summary_of
 from .search import WIDE_CAP, SearchProbe, contains_condition, likely_common, probe
 
 PAGE_SIZE = 25
-TOOL_VALUE_LIMIT = 2048
-"""Largest tool argument or result (bytes of JSON) shipped whole in a replay."""
 
 
 @dataclass
@@ -50,51 +45,13 @@ class ConversationFilters:
     page: int = 1
 
 
-def _iso(value: datetime | None) -> str | None:
-    """ISO 8601 in UTC with milliseconds: `2026-11-30T06:11:50.884Z`."""
-    if value is None:
-        return None
-    return value.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.') + f'{value.microsecond // 1000:03d}Z'
+LIST_COLUMNS = tuple(getattr(Conversation, name) for name in SUMMARY_FIELDS)
+"""The columns of a `ConversationSummary`, in its field order."""
 
 
-def conversation_row(c: Any) -> dict[str, Any]:
-    """A conversation as the API shows it in the list."""
-    return {
-        'id': c.id,
-        'agent_key': c.agent_key,
-        'agent_name': c.agent_name,
-        'title': c.title,
-        'status': 'error' if c.has_error else 'success',
-        'origin': c.origin,
-        'input_tokens': c.input_tokens,
-        'output_tokens': c.output_tokens,
-        'total_tokens': c.input_tokens + c.output_tokens,
-        'cost': c.cost,
-        'message_count': c.message_count,
-        'tool_count': c.tool_count,
-        'created_at': _iso(c.created_at),
-        'updated_at': _iso(c.updated_at),
-    }
-
-
-_LIST_COLUMNS = (
-    Conversation.id,
-    Conversation.agent_key,
-    Conversation.agent_name,
-    Conversation.title,
-    Conversation.has_error,
-    Conversation.origin,
-    Conversation.input_tokens,
-    Conversation.output_tokens,
-    Conversation.cost,
-    Conversation.message_count,
-    Conversation.tool_count,
-    Conversation.created_at,
-    Conversation.updated_at,
-)
-
-
-def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list[dict[str, Any]], int, bool]:
+def list_conversations(
+    store: Store, filters: ConversationFilters
+) -> tuple[list[ConversationSummary], int, bool]:
     """One page of conversations matching `filters`, how many match, and whether that count is exact.
 
     The page is always exact. The count is a lower bound only on a page that is not the last one,
@@ -127,20 +84,20 @@ def list_conversations(store: Store, filters: ConversationFilters) -> tuple[list
                 _with_total(store.dialect, conditions, filters.newest_first, page, by_ids=True)
             ).all()
             if rows:
-                return [conversation_row(row) for row in rows], int(rows[0].total), True
+                return [summary_of(row) for row in rows], int(rows[0].total), True
             total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
             return [], total, True
         if filters.tools:
             return _tools_page(session, store.dialect, filters, conditions, page)
         total = session.scalar(select(func.count()).select_from(Conversation).where(*conditions)) or 0
         rows = session.execute(
-            select(*_LIST_COLUMNS)
+            select(*LIST_COLUMNS)
             .where(*conditions)
             .order_by(*_order(Conversation, filters.newest_first))
             .limit(PAGE_SIZE)
             .offset((page - 1) * PAGE_SIZE)
         ).all()
-    return [conversation_row(row) for row in rows], total, True
+    return [summary_of(row) for row in rows], total, True
 
 
 COUNT_CAP = 1000
@@ -149,7 +106,7 @@ COUNT_CAP = 1000
 
 def _tools_page(
     session: Session, dialect: str, filters: ConversationFilters, conditions: list[Any], page: int
-) -> tuple[list[dict[str, Any]], int, bool]:
+) -> tuple[list[ConversationSummary], int, bool]:
     """A page filtered by tool, and its count up to `COUNT_CAP` rows past the page.
 
     The tools filter is a correlated `EXISTS` per conversation; an exact count would test every
@@ -164,7 +121,7 @@ def _tools_page(
         # walk per agent down its (agent_key, updated_at) index, merged, stops early instead.
         others = _filter_conditions(replace(filters, agents=[]))
         walks = [
-            select(*_LIST_COLUMNS)
+            select(*LIST_COLUMNS)
             .where(Conversation.agent_key == agent, *others)
             .order_by(*order)
             .limit(offset + PAGE_SIZE + 1)
@@ -174,9 +131,9 @@ def _tools_page(
         merged = union_all(*(select(walk.subquery()) for walk in walks)).subquery()
         query = select(*merged.c).order_by(*_order(merged.c, filters.newest_first))
     else:
-        query = select(*_LIST_COLUMNS).where(*conditions).order_by(*order)
+        query = select(*LIST_COLUMNS).where(*conditions).order_by(*order)
     rows = session.execute(query.limit(PAGE_SIZE + 1).offset(offset)).all()
-    shown = [conversation_row(row) for row in rows[:PAGE_SIZE]]
+    shown = [summary_of(row) for row in rows[:PAGE_SIZE]]
     if rows and len(rows) <= PAGE_SIZE:
         return shown, offset + len(rows), True  # the last page: everything before it matched
     limit = offset + PAGE_SIZE + COUNT_CAP
@@ -221,7 +178,7 @@ def _walk(
     found: SearchProbe,
     *,
     budget: int | None = WALK_BUDGET,
-) -> tuple[list[dict[str, Any]], int, bool] | None:
+) -> tuple[list[ConversationSummary], int, bool] | None:
     """The page of a search for a common term: the conversations in list order, with every filter,
     each tested for the term, stopping one row past the page. None when `budget` conversations were
     tested without filling the page (the term is sparse here: the index is the better way).
@@ -245,13 +202,13 @@ def _walk(
         .label('probed')
     )
     rows = session.execute(
-        select(*_LIST_COLUMNS, probed)
+        select(*LIST_COLUMNS, probed)
         .where(*scope, contains_condition(dialect, filters.search))
         .order_by(*order)
         .limit(PAGE_SIZE + 1)
         .offset(offset)
     ).all()
-    shown = [conversation_row(row) for row in rows[:PAGE_SIZE]]
+    shown = [summary_of(row) for row in rows[:PAGE_SIZE]]
     if len(rows) > PAGE_SIZE:
         return shown, max(offset + len(rows), int(rows[0].probed)), False
     if budget is not None:
@@ -278,8 +235,8 @@ def _with_total(dialect: str, conditions: list[Any], newest_first: bool, page: i
     """
     offset = (page - 1) * PAGE_SIZE
     if dialect == 'postgresql' and by_ids:
-        matched = select(*_LIST_COLUMNS).where(*conditions).offset(0).subquery()
-        columns = [matched.c[column.key] for column in _LIST_COLUMNS]
+        matched = select(*LIST_COLUMNS).where(*conditions).offset(0).subquery()
+        columns = [matched.c[column.key] for column in LIST_COLUMNS]
         return (
             select(*columns, func.count().over().label('total'))
             .order_by(*_order(matched.c, newest_first))
@@ -287,7 +244,7 @@ def _with_total(dialect: str, conditions: list[Any], newest_first: bool, page: i
             .offset(offset)
         )
     return (
-        select(*_LIST_COLUMNS, func.count().over().label('total'))
+        select(*LIST_COLUMNS, func.count().over().label('total'))
         .where(*conditions)
         .order_by(*_order(Conversation, newest_first))
         .limit(PAGE_SIZE)
@@ -305,197 +262,11 @@ def _id_in(dialect: str, ids: list[str]) -> Any:
     return Conversation.id.in_(select(each.c.value))
 
 
-def _preview(value: Any) -> tuple[Any, bool]:
-    """`value`, or a string preview of its JSON when that is over the limit."""
-    if value is None or isinstance(value, bool | int | float):
-        return value, False
-    if isinstance(value, str) and len(value) <= TOOL_VALUE_LIMIT // 4:
-        return value, False
-    encoded = to_json(value)
-    if len(encoded) <= TOOL_VALUE_LIMIT:
-        return value, False
-    return encoded.decode()[: TOOL_VALUE_LIMIT // 2] + '…', True
-
-
-def tool_payload(t: Any, *, full: bool = False) -> dict[str, Any]:
-    """A tool invocation as the API shows it.
-
-    In full: every field. In a replay (`full=False`) the compact form: no `tool_call_id` and no
-    timestamps; `error`, `provider_status` and `truncated` only when set; arguments and results
-    previewed when large. `GET /api/tool-invocations/{id}` has the rest.
-    """
-    if full:
-        return {
-            'id': t.id,
-            'tool_call_id': t.tool_call_id,
-            'kind': t.kind,
-            'name': t.name,
-            'arguments': t.arguments,
-            'result': t.result,
-            'truncated': False,
-            'status': t.status,
-            'provider_status': t.provider_status,
-            'error': t.error,
-            'duration_ms': t.duration_ms,
-            'started_at': _iso(t.started_at),
-            'finished_at': _iso(t.finished_at),
-        }
-    arguments, cut_args = _preview(t.arguments)
-    result, cut_result = _preview(t.result)
-    payload = {
-        'id': t.id,
-        'kind': t.kind,
-        'name': t.name,
-        'arguments': arguments,
-        'result': result,
-        'status': t.status,
-        'duration_ms': t.duration_ms,
-    }
-    if t.error is not None:
-        payload['error'] = t.error
-    if t.provider_status is not None:
-        payload['provider_status'] = t.provider_status
-    if cut_args or cut_result:
-        payload['truncated'] = True
-    return payload
-
-
-_TOOL_COLUMNS = (
-    ToolInvocation.id,
-    ToolInvocation.message_id,
-    ToolInvocation.tool_call_id,
-    ToolInvocation.kind,
-    ToolInvocation.name,
-    ToolInvocation.arguments,
-    ToolInvocation.result,
-    ToolInvocation.status,
-    ToolInvocation.provider_status,
-    ToolInvocation.error,
-    ToolInvocation.duration_ms,
-)
-
-
-_MESSAGE_COLUMNS = (
-    Message.id,
-    Message.role,
-    Message.status,
-    Message.content,
-    Message.attachments,
-    Message.parts,
-    Message.usage,
-    Message.input_tokens,
-    Message.output_tokens,
-    Message.cost,
-    Message.duration_ms,
-    Message.meta,
-    Message.details,
-    Message.created_at,
-)
-
-
-def conversation_thread(store: Store, conversation_id: str) -> dict[str, Any] | None:
-    """The whole thread in order with its totals, or None when there is no such conversation."""
-    with store.read() as session:
-        conversation = session.execute(
-            select(*_LIST_COLUMNS).where(Conversation.id == conversation_id)
-        ).first()
-        if conversation is None:
-            return None
-        messages = session.execute(
-            select(*_MESSAGE_COLUMNS).where(Message.conversation_id == conversation_id).order_by(Message.id)
-        ).all()
-        tools = session.execute(
-            select(*_TOOL_COLUMNS)
-            .where(ToolInvocation.conversation_id == conversation_id)
-            .order_by(ToolInvocation.started_at, ToolInvocation.id)
-        ).all()
-    by_message: dict[str | None, list[Any]] = {}
-    for tool in tools:
-        by_message.setdefault(tool.message_id, []).append(tool)
-    thread = [_message_payload(m, by_message.pop(m.id, [])) for m in messages]
-    totals = {
-        'input_tokens': conversation.input_tokens,
-        'output_tokens': conversation.output_tokens,
-        'cost': conversation.cost,
-        'duration_ms': sum(m.duration_ms or 0 for m in messages if m.role == 'assistant'),
-        'tool_calls': conversation.tool_count,
-    }
-    return {
-        'conversation': conversation_row(conversation),
-        'messages': thread,
-        'totals': totals,
-    }
-
-
-def _message_payload(m: Any, tools: list[Any]) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        'id': m.id,
-        'role': m.role,
-        'status': m.status,
-        'content': m.content,
-        'created_at': _iso(m.created_at),
-    }
-    if m.role == 'user':
-        base['attachments'] = [_attachment(m.id, a) for a in attachment_references(m.attachments)]
-    elif m.role == 'assistant':
-        base.update(
-            parts=_parts(m.parts or [], tools),
-            usage=m.usage,
-            input_tokens=m.input_tokens,
-            output_tokens=m.output_tokens,
-            cost=m.cost,
-            duration_ms=m.duration_ms,
-            meta=m.meta,
-        )
-    elif m.role == 'error':
-        base['details'] = m.details
-    else:
-        base['meta'] = m.meta
-    return base
-
-
 def attachment_references(attachments: Any) -> list[dict[str, Any]]:
     """The well-formed file references of a message row's `attachments` (a broken row has none)."""
     if not isinstance(attachments, list):
         return []
     return [item for item in attachments if isinstance(item, dict) and type(item.get('index')) is int]
-
-
-def _attachment(message_id: str, reference: dict[str, Any]) -> dict[str, Any]:
-    index = reference['index']
-    return {
-        'index': index,
-        'name': reference.get('name'),
-        'media_type': reference.get('media_type'),
-        'size': reference.get('size'),
-        'url': f'/api/attachments/{message_id}/{index}',
-    }
-
-
-def _parts(parts: list[dict[str, Any]], tools: list[Any]) -> list[dict[str, Any]]:
-    """Display parts with each tool reference replaced by its invocation; unplaced tools go last."""
-    by_call = {tool.tool_call_id: tool for tool in tools}
-    shown: list[dict[str, Any]] = []
-    for part in parts:
-        kind = part.get('type')
-        if kind in ('tool', 'native-tool'):
-            tool = by_call.pop(part.get('tool_call_id'), None)
-            if tool is not None:
-                shown.append(
-                    {'type': 'native-tool' if tool.kind == 'native' else 'tool', 'tool': tool_payload(tool)}
-                )
-        else:
-            shown.append(part)
-    for tool in by_call.values():
-        shown.append({'type': 'native-tool' if tool.kind == 'native' else 'tool', 'tool': tool_payload(tool)})
-    return shown
-
-
-def tool_invocation(store: Store, tool_id: str) -> dict[str, Any] | None:
-    """One tool invocation with its arguments and result in full."""
-    with store.read() as session:
-        tool = session.get(ToolInvocation, tool_id)
-        return tool_payload(tool, full=True) if tool is not None else None
 
 
 def attachment_reference(store: Store, message_id: str, index: int) -> tuple[str, dict[str, Any]] | None:

@@ -7,7 +7,8 @@ import { AgentsPage } from './AgentsPage'
 
 const card = (over: Partial<AgentCard> = {}): AgentCard => ({
   slug: 'app.support', name: 'support_agent', module: 'app', attribute: 'support_agent', description: 'Helps customers.',
-  model: { provider: 'openai', name: 'gpt-5', id: 'openai:gpt-5', is_demo: false },
+  file: null,
+  model: { provider: 'openai', name: 'gpt-5', id: 'openai:gpt-5', is_demo: false, fallbacks: [] },
   tools: ['lookup_order', 'search', 'create_ticket', 'refund', 'escalate'],
   counts: { tools: 5, native_tools: 0, toolsets: 1, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
   stateless: false, structured_output: false, problems: [],
@@ -34,11 +35,12 @@ describe('AgentsPage', () => {
     serve({
       agents: [
         card(),
-        card({ slug: 'app.demo', name: 'demo_agent', model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true }, tools: [], stateless: true, problems: [{ code: 'missing_api_key', message: 'Set OPENAI_API_KEY', env_var: 'OPENAI_API_KEY' }] }),
+        card({ slug: 'app.demo', name: 'demo_agent', model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true, fallbacks: [] }, tools: [], stateless: true, problems: [{ code: 'missing_api_key', message: 'Set OPENAI_API_KEY', env_var: 'OPENAI_API_KEY' }] }),
       ],
       problems: [],
       targets: ['app'],
       project_root: '/p',
+      degraded: [],
     })
     show()
     const [support, demo] = await screen.findAllByTestId('agent-card')
@@ -60,6 +62,7 @@ describe('AgentsPage', () => {
       problems: [{ kind: 'import_error', target: 'app.broken', file: '/p/app/broken.py', module: 'app.broken', exception: 'ModuleNotFoundError', message: "No module named 'nope'", traceback: 'Traceback (most recent call last): ...' }],
       targets: ['app'],
       project_root: '/p',
+      degraded: [],
     })
     show()
     const problem = await screen.findByTestId('discovery-problem')
@@ -73,7 +76,7 @@ describe('AgentsPage', () => {
   })
 
   it('no agent: says where Synapse looked and how to point it elsewhere', async () => {
-    serve({ agents: [], problems: [], targets: ['./agents'], project_root: '/home/me/project' })
+    serve({ agents: [], problems: [], targets: ['./agents'], project_root: '/home/me/project', degraded: [] })
     show()
     expect(await screen.findByText('No agents found')).toBeInTheDocument()
     expect(screen.getByText('./agents')).toBeInTheDocument()

@@ -39,7 +39,7 @@ export function ConfigTab({ agent }: { agent: AgentInfo }) {
               ),
             ],
             ...(agent.model?.fallbacks?.length
-              ? [['Fallbacks', agent.model.fallbacks.map((m) => m.id).join(' → ')] as [string, string]]
+              ? [['Fallbacks', agent.model.fallbacks.join(' → ')] as [string, string]]
               : []),
             ...settings.map(([key, value]): [string, string] => [key, show(value)]),
           ]}

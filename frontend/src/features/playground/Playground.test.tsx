@@ -13,14 +13,15 @@ const SLUG = 'demo.support-agent'
 const CONVERSATION = '0193aaaa-0000-7000-8000-000000000001'
 
 const agent: AgentInfo = {
-  slug: SLUG, name: 'support_agent', module: 'demo', attribute: 'support_agent', description: 'Helps.',
-  model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true },
+  slug: SLUG, name: 'support_agent', module: 'demo', attribute: 'support_agent', file: null, description: 'Helps.',
+  model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true, fallbacks: [] },
   counts: { tools: 1, native_tools: 0, toolsets: 1, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
   stateless: false, structured_output: false, problems: [],
-  model_settings: null, retries: { tools: 1 }, end_strategy: 'early', output: null, deps: null,
-  instructions: [{ kind: 'static', text: 'Be kind.' }],
-  tools: [{ name: 'lookup_order', description: 'Find an order.', parameters: { type: 'object', properties: {} }, schema_error: null }],
-  toolsets: [], native_tools: [], subagents: [], capabilities: [], metadata: null,
+  model_settings: null, model_settings_dynamic: null, retries: { tools: 1, output: null }, end_strategy: 'early', tool_timeout: null,
+  output: { type: 'str', mode: null, schema: null, schema_error: null }, deps: { type: null, factory: null, required: false },
+  instructions: [{ kind: 'static', source: 'instructions', text: 'Be kind.', template: false, name: null, location: null }],
+  tools: [{ name: 'lookup_order', description: 'Find an order.', parameters: { type: 'object', properties: {} }, required: [], schema_error: null, toolset: 'agent', kind: 'function', takes_ctx: false, requires_approval: false, location: null }],
+  toolsets: [], native_tools: [], subagents: [], capabilities: [], metadata: null, unavailable: [],
 }
 
 const meta = (extra: object = {}) => ({ conversation_id: CONVERSATION, message_id: 'm2', user_message_id: 'm1', model: 'synapse-demo', provider: 'synapse', ...extra })
@@ -29,8 +30,8 @@ const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`
 const stored: ConversationDetail = {
   conversation: { id: CONVERSATION, agent_key: SLUG, agent_name: 'support_agent', title: 'Where is A-1001?', status: 'success', origin: 'playground', input_tokens: 12, output_tokens: 5, total_tokens: 17, cost: null, message_count: 2, tool_count: 0, created_at: '2026-11-30T06:00:00.000Z', updated_at: '2026-11-30T06:00:01.000Z', stateless: false, agent_available: true },
   messages: [
-    { id: 'm1', role: 'user', content: 'Where is A-1001?', created_at: '2026-11-30T06:00:00.000Z', attachments: [] },
-    { id: 'm2', role: 'assistant', status: 'complete', content: 'It shipped yesterday.', created_at: '2026-11-30T06:00:00.000Z', parts: [{ type: 'text', text: 'It shipped yesterday.' }], usage: { input_tokens: 12, output_tokens: 5 }, cost: null, duration_ms: 800, meta: { model: 'synapse-demo', provider: 'synapse' } },
+    { id: 'm1', role: 'user', status: 'complete', content: 'Where is A-1001?', created_at: '2026-11-30T06:00:00.000Z', attachments: [] },
+    { id: 'm2', role: 'assistant', status: 'complete', content: 'It shipped yesterday.', created_at: '2026-11-30T06:00:00.000Z', parts: [{ type: 'text', text: 'It shipped yesterday.' }], usage: { input_tokens: 12, output_tokens: 5 }, input_tokens: 12, output_tokens: 5, cost: null, duration_ms: 800, meta: { model: 'synapse-demo', provider: 'synapse' } },
   ],
   totals: { input_tokens: 12, output_tokens: 5, cost: null, duration_ms: 800, tool_calls: 0 },
 }

@@ -8,7 +8,7 @@ import type {
   DeleteResult,
   Health,
   ModelsResponse,
-  ToolInvocation,
+  ToolInvocationFull,
 } from './types'
 
 import { apiUrl } from '../base'
@@ -70,6 +70,6 @@ export const api = {
   conversation: (id: string) => request<ConversationDetail>(`/api/conversations/${enc(id)}`),
   rename: (id: string, title: string) =>
     request<ConversationRow>(`/api/conversations/${enc(id)}`, json('PATCH', { title })),
-  toolInvocation: (id: string) => request<ToolInvocation>(`/api/tool-invocations/${enc(id)}`),
+  toolInvocation: (id: string) => request<ToolInvocationFull>(`/api/tool-invocations/${enc(id)}`),
   remove: (id: string) => request<DeleteResult>(`/api/conversations/${enc(id)}`, { method: 'DELETE' }),
 }

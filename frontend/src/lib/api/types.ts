@@ -1,281 +1,98 @@
-// The HTTP API the dashboard talks to (docs/api.md). Field names are the API's snake_case.
+// The HTTP API the dashboard talks to (docs/api.md), under the names the dashboard uses. Every
+// type here comes from schema.gen.ts, which `npm run api-types` generates from openapi.json (the
+// app's own OpenAPI document, written by `make api-types`): change the Python response models,
+// not these. Field names are the API's snake_case.
+import type { components } from './schema.gen'
 
-export interface ModelRef {
-  provider: string | null
-  name: string
-  id: string
-  is_demo: boolean
-  /** A FallbackModel's other models, in order (beyond the contract; present when known). */
-  fallbacks?: { provider: string | null; name: string; id: string }[]
-}
+export type { MessageMetadata, Usage } from './stream-types'
 
-export interface AgentProblem {
-  code: string
-  message: string
-  env_var?: string | null
-}
+type Schemas = components['schemas']
 
-export interface AgentCounts {
-  tools: number
-  native_tools: number
-  toolsets: number
-  mcp_toolsets: number
-  capabilities: number
-  subagents: number
-}
+/**
+ * What the API sends for a schema: pydantic writes every field of a response model, defaults
+ * included, so a property the schema leaves optional because it has a default is always there.
+ * (Not for `ToolInvocation`, whose optional keys really are left out.)
+ */
+type Sent<T> = T extends (infer U)[] ? Sent<U>[] : T extends object ? { [K in keyof T]-?: Sent<T[K]> } : T
 
-export interface AgentCard {
-  slug: string
-  name: string
-  module: string
-  attribute: string
-  description: string | null
-  model: ModelRef | null
-  tools: string[]
-  counts: AgentCounts
-  stateless: boolean
-  structured_output: boolean
-  problems: AgentProblem[]
-}
-
-export interface DiscoveryProblem {
-  kind: string
-  target: string
-  file: string | null
-  module: string | null
-  exception: string | null
-  message: string
-  traceback: string | null
-}
-
-export interface AgentsResponse {
-  agents: AgentCard[]
-  problems: DiscoveryProblem[]
-  targets: string[]
-  project_root: string
-}
-
+/** A JSON Schema document (a tool's parameters, an output type). */
 export type JsonSchema = Record<string, unknown>
 
-export interface Instruction {
-  kind: 'static' | 'dynamic' | string
-  text?: string | null
-  name?: string | null
-  location?: string | null
-}
+// -- agents ---------------------------------------------------------------------------------
 
-export interface ToolInfo {
-  name: string
-  description: string | null
-  parameters: JsonSchema | null
-  required?: string[]
-  schema_error: string | null
-  toolset?: string | null
-  kind?: string
-}
+export type ModelRef = Sent<Schemas['ModelRef']>
+export type AgentProblem = Sent<Schemas['AgentProblem']>
+export type AgentCounts = Sent<Schemas['Counts']>
+export type AgentCard = Sent<Schemas['AgentCard']>
+export type DiscoveryProblem = Sent<Schemas['DiscoveryProblem']>
+export type AgentsResponse = Sent<Schemas['AgentList']>
+export type Instruction = Sent<Schemas['InstructionInfo']>
+export type ToolInfo = Sent<Schemas['ToolInfo']>
+export type ToolsetInfo = Sent<Schemas['ToolsetInfo']>
+export type NativeToolInfo = Sent<Schemas['NativeToolInfo']>
+export type SubagentInfo = Sent<Schemas['SubagentInfo']>
+export type AgentInfo = Sent<Schemas['AgentInfo']>
+export type ModelOption = Schemas['ModelOption']
+export type ModelsResponse = Schemas['ModelList']
 
-export interface ToolsetInfo {
-  kind: 'function' | 'mcp' | 'other' | string
-  class: string
-  label: string | null
-  description: string | null
-  tools: string[]
-}
+// -- history --------------------------------------------------------------------------------
 
-export interface NativeToolInfo {
-  kind: string
-  class: string
-  options: Record<string, unknown> | null
-}
+export type ToolKind = Schemas['ToolInvocation']['kind']
+export type ToolStatus = Schemas['ToolInvocation']['status']
 
-export interface SubagentInfo {
-  name: string
-  slug: string | null
-  via_tool: string | null
-}
+/** One tool invocation in full (GET /api/tool-invocations/{id}). */
+export type ToolInvocationFull = Schemas['ToolInvocationFull']
 
-export interface AgentInfo extends Omit<AgentCard, 'tools'> {
-  model_settings: Record<string, unknown> | null
-  retries: Record<string, unknown> | null
-  end_strategy: string | null
-  tool_timeout?: number | null
-  file?: string | null
-  output: { type: string; mode: string | null; schema: JsonSchema | null } | null
-  deps: { type: string | null; factory: string | null; required: boolean } | null
-  instructions: Instruction[]
-  tools: ToolInfo[]
-  toolsets: ToolsetInfo[]
-  native_tools: NativeToolInfo[]
-  subagents: SubagentInfo[]
-  capabilities: { class: string; module: string | null }[]
-  metadata: Record<string, unknown> | null
-}
+/**
+ * A tool invocation in either form: compact inside a thread (no `tool_call_id`, no timestamps;
+ * `error`, `provider_status` and `truncated` only when set; large arguments or results are
+ * previews) or in full.
+ */
+export type ToolInvocation = Schemas['ToolInvocation'] &
+  Partial<Omit<ToolInvocationFull, keyof Schemas['ToolInvocation']>>
 
-export interface ModelOption {
-  id: string
-  label: string
-  provider: string | null
-  source: 'agent' | 'demo' | 'setting' | 'provider' | string
-  available: boolean
-  missing_env: string | null
-}
+export type ConversationRow = Schemas['ConversationRow']
+export type ConversationsResponse = Schemas['ConversationPage']
+export type Attachment = Schemas['Attachment']
 
-export interface ModelsResponse {
-  default: string | null
-  models: ModelOption[]
-}
+export type ReplayPart = Schemas['TextPart'] | Schemas['ToolPart'] | Schemas['StructuredOutputPart']
 
-export interface Usage {
-  input_tokens: number
-  output_tokens: number
-  cache_read_tokens?: number
-  cache_write_tokens?: number
-  reasoning_tokens?: number
-  requests?: number
-  tool_calls?: number
-}
-
-export interface MessageMetadata {
-  conversation_id?: string
-  message_id?: string
-  user_message_id?: string
+/** What Synapse writes into an answer's `meta` (the schema types it as any JSON object). */
+export interface AnswerMeta {
   model?: string | null
   provider?: string | null
-  usage?: Usage | null
-  cost?: number | null
-  currency?: string | null
-  duration_ms?: number | null
-  stateless?: boolean
+  finish_reason?: string | null
+  [key: string]: unknown
 }
 
-export type ToolKind = 'function' | 'native' | 'output'
-export type ToolStatus = 'pending' | 'success' | 'error' | 'interrupted'
-
-export interface ToolInvocation {
-  id?: string
-  /** Absent in a thread's compact form (the invocation `id` names it there). */
-  tool_call_id?: string
-  kind: ToolKind
-  name: string
-  arguments: unknown
-  result: unknown
-  status: ToolStatus
-  provider_status?: string | null
-  error: string | null
-  duration_ms: number | null
-  started_at?: string | null
-  finished_at?: string | null
-  /** In a thread, large arguments or results are previews; GET /api/tool-invocations/{id} has them whole. */
-  truncated?: boolean
+/** What Synapse writes into an error card's `details`. */
+export interface ErrorDetails {
+  class?: string | null
+  traceback?: string | null
+  recoverable?: boolean | null
+  [key: string]: unknown
 }
 
-export interface ConversationRow {
-  id: string
-  agent_key: string
-  agent_name: string
-  title: string
-  status: 'success' | 'error'
-  origin: string
-  input_tokens: number
-  output_tokens: number
-  total_tokens: number
-  cost: number | null
-  message_count: number
-  tool_count: number
-  created_at: string
-  updated_at: string
+/** What Synapse writes into a notice's `meta`. */
+export interface NoticeMeta {
+  kind?: string
+  [key: string]: unknown
 }
 
-export interface ConversationsResponse {
-  conversations: ConversationRow[]
-  total: number
-  /** False when `total` is a lower bound (a common search term or a broad tools filter). */
-  total_exact: boolean
-  page: number
-  page_size: number
-  pages: number
-}
-
-export interface Attachment {
-  index: number
-  name: string
-  media_type: string
-  size: number
-  url: string
-}
-
-export type ReplayPart =
-  | { type: 'reasoning'; text: string }
-  | { type: 'text'; text: string }
-  | { type: 'tool'; tool: ToolInvocation }
-  | { type: 'native-tool'; tool: ToolInvocation }
-  | { type: 'structured-output'; output: unknown }
-
-export interface ReplayUserMessage {
-  id: string
-  role: 'user'
-  status?: string
-  content: string
-  created_at: string
-  attachments?: Attachment[]
-}
-
-export interface ReplayAssistantMessage {
-  id: string
-  role: 'assistant'
-  status?: string
-  content: string
-  created_at: string
-  parts?: ReplayPart[]
-  usage?: Usage | null
-  input_tokens?: number | null
-  output_tokens?: number | null
-  cost?: number | null
-  duration_ms?: number | null
-  meta?: { model?: string | null; provider?: string | null; finish_reason?: string | null } | null
-}
-
-export interface ReplayErrorMessage {
-  id: string
-  role: 'error'
-  content: string
-  created_at?: string
-  details?: { class?: string | null; traceback?: string | null; recoverable?: boolean | null } | null
-}
-
-export interface ReplayNoticeMessage {
-  id: string
-  role: 'notice'
-  content: string
-  created_at?: string
-  meta?: { kind?: string } | null
-}
-
+export type ReplayUserMessage = Schemas['UserMessage']
+export type ReplayAssistantMessage = Omit<Schemas['AssistantMessage'], 'meta'> & { meta: AnswerMeta | null }
+export type ReplayErrorMessage = Omit<Schemas['ErrorMessage'], 'details'> & { details: ErrorDetails | null }
+export type ReplayNoticeMessage = Omit<Schemas['NoticeMessage'], 'meta'> & { meta: NoticeMeta | null }
 export type ReplayMessage = ReplayUserMessage | ReplayAssistantMessage | ReplayErrorMessage | ReplayNoticeMessage
 
-export interface ConversationTotals {
-  input_tokens: number
-  output_tokens: number
-  cost: number | null
-  duration_ms: number | null
-  tool_calls: number
-}
+export type ConversationTotals = Schemas['Totals']
 
-export interface ConversationDetail {
-  conversation: ConversationRow & { stateless?: boolean; agent_available?: boolean }
+export interface ConversationDetail extends Omit<Schemas['Thread'], 'messages'> {
   messages: ReplayMessage[]
-  totals: ConversationTotals
 }
 
-export interface Health {
-  status: string
-  version: string
-  database: string
-  revision: string | null
-  head: string | null
-  up_to_date: boolean
-}
+export type DeleteResult = Schemas['Deleted']
 
-export interface DeleteResult {
-  deleted: Record<string, number>
-}
+// -- the server -----------------------------------------------------------------------------
+
+export type Health = Schemas['Health']

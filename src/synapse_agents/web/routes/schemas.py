@@ -1,18 +1,60 @@
-"""The shapes of the history and chat answers, declared for the OpenAPI schema (docs/api.md).
+"""The history answers: the response models the routes return, which FastAPI renders and documents.
 
-The routes build their answers as plain dicts (`store/history.py`) and render them with
-pydantic-core directly; these models document them (`response_model=`), and the fuzzing test
-(tests/api/test_fuzz.py) checks every answer against them. JSON values that are the user's own
-(tool arguments and results, usage, metadata) are typed as any JSON.
+These models are the API's contract: FastAPI serialises the returned model with pydantic-core
+(`TypeAdapter.dump_json`, straight to bytes), the OpenAPI schema is generated from them, the
+committed `frontend/openapi.json` and the dashboard's TypeScript types are generated from that
+(docs/api.md), and the fuzzing test (tests/api/test_fuzz.py) checks every answer against it.
+
+Each model's `of` builds it from the store's typed rows (`store/rows.py`); the presentation lives
+here: timestamps as ISO 8601 in UTC with milliseconds, `status` from `has_error`, tool arguments and
+results cut to a preview in a replay, attachment URLs. Building validates each model (about a
+microsecond each; `model_construct` measured slower); FastAPI does not validate a returned model
+again. JSON values that are the user's own (tool arguments and results, usage, metadata) are typed
+as any JSON.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PlainSerializer, SerializeAsAny
+from pydantic_core import to_json
 
-Timestamp = Annotated[str, Field(description='ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.')]
+from ...store.repository import DeletionReport
+from ...store.rows import (
+    AssistantEntry,
+    AttachmentRef,
+    ConversationSummary,
+    ConversationThread,
+    Entry,
+    ErrorEntry,
+    OutputSegment,
+    Segment,
+    TextSegment,
+    ToolCall,
+    ToolCallDetail,
+    UserEntry,
+)
+from .chat_schemas import STREAM_EVENT as STREAM_EVENT
+from .chat_schemas import STREAM_RESPONSE_HEADERS as STREAM_RESPONSE_HEADERS
+from .chat_schemas import ModelList as ModelList
+from .chat_schemas import ModelOption as ModelOption
+
+TOOL_VALUE_LIMIT = 2048
+"""Largest tool argument or result (bytes of JSON) shipped whole in a replay."""
+
+
+def iso(value: datetime) -> str:
+    """ISO 8601 in UTC with milliseconds: `2026-11-30T06:11:50.884Z`."""
+    return value.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.') + f'{value.microsecond // 1000:03d}Z'
+
+
+Timestamp = Annotated[
+    datetime,
+    PlainSerializer(iso, return_type=str),
+    Field(description='ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.'),
+]
 ToolStatus = Literal['pending', 'success', 'error', 'interrupted']
 ToolKind = Literal['function', 'native', 'output']
 
@@ -32,8 +74,31 @@ class ConversationRow(BaseModel):
     cost: float | None = Field(description='USD; null when a price is unknown.')
     message_count: int
     tool_count: int
-    created_at: Timestamp | None
-    updated_at: Timestamp | None
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    @classmethod
+    def of(cls, c: ConversationSummary) -> ConversationRow:
+        return cls(**_row_fields(c))
+
+
+def _row_fields(c: ConversationSummary) -> dict[str, Any]:
+    return {
+        'id': c.id,
+        'agent_key': c.agent_key,
+        'agent_name': c.agent_name,
+        'title': c.title,
+        'status': 'error' if c.has_error else 'success',
+        'origin': c.origin,
+        'input_tokens': c.input_tokens,
+        'output_tokens': c.output_tokens,
+        'total_tokens': c.input_tokens + c.output_tokens,
+        'cost': c.cost,
+        'message_count': c.message_count,
+        'tool_count': c.tool_count,
+        'created_at': c.created_at,
+        'updated_at': c.updated_at,
+    }
 
 
 class ConversationPage(BaseModel):
@@ -55,6 +120,25 @@ class ThreadConversation(ConversationRow):
     stateless: bool
     agent_available: bool
 
+    @classmethod
+    def about(cls, c: ConversationSummary, *, stateless: bool, agent_available: bool) -> ThreadConversation:
+        return cls(**_row_fields(c), stateless=stateless, agent_available=agent_available)
+
+
+def _left_out_at(default: bool | None, description: str) -> Any:
+    """A field left out of the JSON while it holds `default`: optional, and with no default in the
+    schema (there, a default reads as "always present" to the TypeScript generator)."""
+
+    def schema(field_schema: dict[str, Any]) -> None:
+        field_schema.pop('default', None)
+
+    return Field(
+        default,
+        exclude_if=lambda value: value is default,
+        description=description,
+        json_schema_extra=schema,
+    )
+
 
 class ToolInvocation(BaseModel):
     """A tool call inside a thread: large arguments and results are cut to a preview."""
@@ -66,9 +150,39 @@ class ToolInvocation(BaseModel):
     result: Any
     status: ToolStatus
     duration_ms: int | None
-    error: str | None = Field(None, description='Present when the call failed or was interrupted.')
-    provider_status: str | None = Field(None, description='Native tools: the outcome the provider reported.')
-    truncated: bool = Field(False, description='Present (true) when an argument or result was cut.')
+    error: str | None = _left_out_at(None, 'Present when the call failed or was interrupted.')
+    provider_status: str | None = _left_out_at(None, 'Native tools: the outcome the provider reported.')
+    truncated: bool = _left_out_at(False, 'Present (true) when an argument or result was cut.')
+
+
+def _tool_fields(t: ToolCall) -> dict[str, Any]:
+    """A replay's `ToolInvocation`, as the fields it is validated from."""
+    arguments, cut_arguments = _preview(t.arguments)
+    result, cut_result = _preview(t.result)
+    return {
+        'id': t.id,
+        'kind': t.kind,
+        'name': t.name,
+        'arguments': arguments,
+        'result': result,
+        'status': t.status,
+        'duration_ms': t.duration_ms,
+        'error': t.error,
+        'provider_status': t.provider_status,
+        'truncated': cut_arguments or cut_result,
+    }
+
+
+def _preview(value: Any) -> tuple[Any, bool]:
+    """`value`, or a string preview of its JSON when that is over the limit."""
+    if value is None or isinstance(value, bool | int | float):
+        return value, False
+    if isinstance(value, str) and len(value) <= TOOL_VALUE_LIMIT // 4:
+        return value, False
+    encoded = to_json(value)
+    if len(encoded) <= TOOL_VALUE_LIMIT:
+        return value, False
+    return encoded.decode()[: TOOL_VALUE_LIMIT // 2] + '…', True
 
 
 class ToolInvocationFull(BaseModel):
@@ -85,8 +199,26 @@ class ToolInvocationFull(BaseModel):
     provider_status: str | None
     error: str | None
     duration_ms: int | None
-    started_at: Timestamp | None
+    started_at: Timestamp
     finished_at: Timestamp | None
+
+    @classmethod
+    def of(cls, t: ToolCallDetail) -> ToolInvocationFull:
+        return cls(
+            id=t.id,
+            tool_call_id=t.tool_call_id,
+            kind=t.kind,
+            name=t.name,
+            arguments=t.arguments,
+            result=t.result,
+            truncated=False,
+            status=t.status,
+            provider_status=t.provider_status,
+            error=t.error,
+            duration_ms=t.duration_ms,
+            started_at=t.started_at,
+            finished_at=t.finished_at,
+        )
 
 
 class TextPart(BaseModel):
@@ -104,7 +236,22 @@ class StructuredOutputPart(BaseModel):
     output: Any
 
 
-Part = Annotated[TextPart | ToolPart | StructuredOutputPart, Field(discriminator='type')]
+# `SerializeAsAny`: each part is rendered by its own model's serializer; a union's serializer would
+# first work out which member the value is (the replay's parts render in half the time this way).
+Part = SerializeAsAny[Annotated[TextPart | ToolPart | StructuredOutputPart, Field(discriminator='type')]]
+
+
+def _part_fields(segment: Segment) -> dict[str, Any]:
+    """One segment of an answer as the fields of its `Part`.
+
+    Parts and their tools are validated from these in the answer's one `AssistantMessage` call
+    (in pydantic-core), not model by model: a replay builds about a thousand of them."""
+    if isinstance(segment, TextSegment):
+        return {'type': segment.kind, 'text': segment.text}
+    if isinstance(segment, OutputSegment):
+        return {'type': 'structured-output', 'output': segment.output}
+    tool = segment.tool
+    return {'type': 'native-tool' if tool.kind == 'native' else 'tool', 'tool': _tool_fields(tool)}
 
 
 class Attachment(BaseModel):
@@ -116,43 +263,85 @@ class Attachment(BaseModel):
     size: int | None
     url: str
 
+    @classmethod
+    def of(cls, message_id: str, a: AttachmentRef) -> Attachment:
+        url = f'/api/attachments/{message_id}/{a.index}'
+        return cls(index=a.index, name=a.name, media_type=a.media_type, size=a.size, url=url)
 
-class _Message(BaseModel):
+
+MessageStatus = Literal['complete', 'streaming', 'interrupted']
+
+
+class UserMessage(BaseModel):
     id: str
-    status: Literal['complete', 'streaming', 'interrupted']
-    content: str
-    created_at: Timestamp | None
-
-
-class UserMessage(_Message):
     role: Literal['user']
+    status: MessageStatus
+    content: str
+    created_at: Timestamp
     attachments: list[Attachment]
 
 
-class AssistantMessage(_Message):
+class AssistantMessage(BaseModel):
+    id: str
     role: Literal['assistant']
+    status: MessageStatus
+    content: str
+    created_at: Timestamp
     parts: list[Part]
     usage: dict[str, Any] | None
-    input_tokens: int
-    output_tokens: int
+    input_tokens: int | None
+    output_tokens: int | None
     cost: float | None
     duration_ms: int | None
     meta: dict[str, Any] | None = Field(description='model, provider, finish_reason, llm_calls.')
 
 
-class ErrorMessage(_Message):
+class ErrorMessage(BaseModel):
+    id: str
     role: Literal['error']
+    status: MessageStatus
+    content: str
+    created_at: Timestamp
     details: dict[str, Any] | None = Field(description='class, traceback, recoverable.')
 
 
-class NoticeMessage(_Message):
+class NoticeMessage(BaseModel):
+    id: str
     role: Literal['notice']
+    status: MessageStatus
+    content: str
+    created_at: Timestamp
     meta: dict[str, Any] | None
 
 
-ThreadMessage = Annotated[
-    UserMessage | AssistantMessage | ErrorMessage | NoticeMessage, Field(discriminator='role')
+ThreadMessage = SerializeAsAny[
+    Annotated[UserMessage | AssistantMessage | ErrorMessage | NoticeMessage, Field(discriminator='role')]
 ]
+
+
+def message_of(m: Entry) -> UserMessage | AssistantMessage | ErrorMessage | NoticeMessage:
+    """The API's message for one entry of a thread."""
+    if isinstance(m, AssistantEntry):
+        return AssistantMessage(
+            id=m.id,
+            role='assistant',
+            status=m.status,
+            content=m.content,
+            created_at=m.created_at,
+            parts=[_part_fields(segment) for segment in m.parts],
+            usage=m.usage,
+            input_tokens=m.input_tokens,
+            output_tokens=m.output_tokens,
+            cost=m.cost,
+            duration_ms=m.duration_ms,
+            meta=m.meta,
+        )
+    common = {'id': m.id, 'status': m.status, 'content': m.content, 'created_at': m.created_at}
+    if isinstance(m, UserEntry):
+        return UserMessage(**common, role='user', attachments=[Attachment.of(m.id, a) for a in m.attachments])
+    if isinstance(m, ErrorEntry):
+        return ErrorMessage(**common, role='error', details=m.details)
+    return NoticeMessage(**common, role='notice', meta=m.meta)
 
 
 class Totals(BaseModel):
@@ -170,6 +359,22 @@ class Thread(BaseModel):
     messages: list[ThreadMessage]
     totals: Totals
 
+    @classmethod
+    def of(cls, thread: ConversationThread, *, stateless: bool, agent_available: bool) -> Thread:
+        c = thread.conversation
+        duration = sum(m.duration_ms or 0 for m in thread.messages if isinstance(m, AssistantEntry))
+        return cls(
+            conversation=ThreadConversation.about(c, stateless=stateless, agent_available=agent_available),
+            messages=[message_of(m) for m in thread.messages],
+            totals=Totals(
+                input_tokens=c.input_tokens,
+                output_tokens=c.output_tokens,
+                cost=c.cost,
+                duration_ms=duration,
+                tool_calls=c.tool_count,
+            ),
+        )
+
 
 class DeletedCounts(BaseModel):
     conversations: int
@@ -185,61 +390,6 @@ class Deleted(BaseModel):
 
     deleted: DeletedCounts
 
-
-class ModelOption(BaseModel):
-    """One entry of an agent's model selector."""
-
-    id: str
-    label: str
-    provider: str
-    source: Literal['agent', 'demo', 'setting', 'provider']
-    available: bool
-    missing_env: str | None
-
-
-class ModelList(BaseModel):
-    """The models the playground can run an agent on; `default` is preselected."""
-
-    default: str
-    models: list[ModelOption]
-
-
-STREAM_EVENT: dict[str, Any] = {
-    'type': 'object',
-    'description': (
-        'One server-sent event of a Vercel AI UI message stream: `data` is a chunk as JSON '
-        '(`{"type": "text-delta", ...}`), or `[DONE]` after the last one.'
-    ),
-    'required': ['data'],
-    'properties': {
-        'event': {'const': 'message'},
-        'data': {
-            'type': 'string',
-            'anyOf': [
-                {'const': '[DONE]'},
-                {
-                    'contentMediaType': 'application/json',
-                    'contentSchema': {
-                        'type': 'object',
-                        'required': ['type'],
-                        'properties': {'type': {'type': 'string', 'pattern': '^[a-z]+(-[a-z]+)*$'}},
-                    },
-                },
-            ],
-        },
-    },
-}
-"""The OpenAPI schema of each event of the chat stream (before OpenAPI 3.2, `schema` describes one event)."""
-
-STREAM_RESPONSE_HEADERS: dict[str, Any] = {
-    'x-vercel-ai-ui-message-stream': {
-        'description': 'The protocol marker the `ai` SDK checks.',
-        'required': True,
-        'schema': {'type': 'string', 'const': 'v1'},
-    },
-    'x-accel-buffering': {
-        'description': 'Tells a proxy (nginx) not to buffer the stream.',
-        'required': True,
-        'schema': {'type': 'string', 'const': 'no'},
-    },
-}
+    @classmethod
+    def of(cls, report: DeletionReport) -> Deleted:
+        return cls(deleted=DeletedCounts(**report.as_dict()))

@@ -1,0 +1,131 @@
+"""A conversation's replay in three queries, and one tool invocation in full.
+
+`conversation_thread`: the conversation, its messages without `model_messages`, its tool
+invocations. Each tool invocation is placed inside the assistant answer that made them, where the
+answer's stored parts reference it; an answer's calls that no part references go last. Parts that
+are not well formed (a row written by hand) are left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from .history import LIST_COLUMNS, attachment_references
+from .models import Conversation, Message, ToolInvocation
+from .repository import Store
+from .rows import (
+    DETAIL_FIELDS,
+    TOOL_FIELDS,
+    AssistantEntry,
+    ConversationThread,
+    Entry,
+    ErrorEntry,
+    NoticeEntry,
+    OutputSegment,
+    Segment,
+    TextSegment,
+    ToolCall,
+    ToolCallDetail,
+    ToolSegment,
+    UserEntry,
+    attachment_ref,
+    json_object,
+    summary_of,
+)
+
+_TOOL_COLUMNS = (ToolInvocation.message_id, *(getattr(ToolInvocation, name) for name in TOOL_FIELDS))
+_DETAIL_COLUMNS = tuple(getattr(ToolInvocation, name) for name in DETAIL_FIELDS)
+
+_MESSAGE_COLUMNS = (
+    Message.id,
+    Message.role,
+    Message.status,
+    Message.content,
+    Message.attachments,
+    Message.parts,
+    Message.usage,
+    Message.input_tokens,
+    Message.output_tokens,
+    Message.cost,
+    Message.duration_ms,
+    Message.meta,
+    Message.details,
+    Message.created_at,
+)
+
+
+def conversation_thread(store: Store, conversation_id: str) -> ConversationThread | None:
+    """The whole thread in order, or None when there is no such conversation. Blocking."""
+    with store.read() as session:
+        conversation = session.execute(
+            select(*LIST_COLUMNS).where(Conversation.id == conversation_id)
+        ).first()
+        if conversation is None:
+            return None
+        messages = session.execute(
+            select(*_MESSAGE_COLUMNS).where(Message.conversation_id == conversation_id).order_by(Message.id)
+        ).all()
+        tools = session.execute(
+            select(*_TOOL_COLUMNS)
+            .where(ToolInvocation.conversation_id == conversation_id)
+            .order_by(ToolInvocation.started_at, ToolInvocation.id)
+        ).all()
+    by_message: dict[str | None, list[ToolCall]] = {}
+    for tool in tools:
+        by_message.setdefault(tool[0], []).append(ToolCall(*tool[1:]))
+    return ConversationThread(
+        conversation=summary_of(conversation),
+        messages=tuple(_entry(m, by_message.pop(m.id, [])) for m in messages),
+    )
+
+
+def _entry(m: Any, tools: list[ToolCall]) -> Entry:
+    if m.role == 'user':
+        attachments = tuple(attachment_ref(a) for a in attachment_references(m.attachments))
+        return UserEntry(m.id, m.status, m.content, m.created_at, attachments)
+    if m.role == 'assistant':
+        return AssistantEntry(
+            m.id,
+            m.status,
+            m.content,
+            m.created_at,
+            parts=_segments(m.parts, tools),
+            usage=json_object(m.usage),
+            input_tokens=m.input_tokens,
+            output_tokens=m.output_tokens,
+            cost=m.cost,
+            duration_ms=m.duration_ms,
+            meta=json_object(m.meta),
+        )
+    if m.role == 'error':
+        return ErrorEntry(m.id, m.status, m.content, m.created_at, json_object(m.details))
+    return NoticeEntry(m.id, m.status, m.content, m.created_at, json_object(m.meta))
+
+
+def _segments(parts: Any, tools: list[ToolCall]) -> tuple[Segment, ...]:
+    """The answer's stored parts with each tool reference replaced by its call; unplaced calls go last."""
+    by_call = {tool.tool_call_id: tool for tool in tools}
+    shown: list[Segment] = []
+    for part in parts if isinstance(parts, list) else ():
+        kind = part.get('type') if isinstance(part, dict) else None
+        if kind in ('tool', 'native-tool'):
+            tool = by_call.pop(part.get('tool_call_id'), None)
+            if tool is not None:
+                shown.append(ToolSegment(tool))
+        elif kind in ('text', 'reasoning'):
+            text = part.get('text')
+            if isinstance(text, str):
+                shown.append(TextSegment(kind, text))
+        elif kind == 'structured-output':
+            shown.append(OutputSegment(part.get('output')))
+    shown.extend(ToolSegment(tool) for tool in by_call.values())
+    return tuple(shown)
+
+
+def tool_invocation(store: Store, tool_id: str) -> ToolCallDetail | None:
+    """One tool invocation with its arguments and result in full. Blocking."""
+    with store.read() as session:
+        row = session.execute(select(*_DETAIL_COLUMNS).where(ToolInvocation.id == tool_id)).first()
+    return ToolCallDetail(*row) if row is not None else None
