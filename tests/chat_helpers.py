@@ -21,11 +21,21 @@ from synapse_agents.chat.target import TurnTarget
 from synapse_agents.discovery import Catalog, DiscoveredAgent
 from synapse_agents.store import Conversation, Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.store.recording import ErrorRecord, TurnEnd, TurnStart, begin_turn, end_turn, tool_started
+from synapse_agents.store.recording import (
+    ErrorRecord,
+    TurnEnd,
+    TurnStart,
+    begin_turn,
+    end_turn,
+    record_llm_call,
+    tool_started,
+)
 from synapse_agents.web.server import DEMO_TARGET
 
 # In-process clients talk to a loopback host name, as a browser on this machine would.
 LOCAL_URL = 'http://localhost'
+LOCAL_PEER = ('127.0.0.1', 50000)
+"""The client address in-process test clients report: a connection from this machine."""
 
 AGENT_TARGETS = ['chat_agents', DEMO_TARGET]
 """What `agent_catalog()` discovers: the test agents and the demo agents."""
@@ -95,6 +105,26 @@ def seed_conversation(
                 'started_at': datetime.now(UTC),
             }
             tool_started(row)(session)
+        ledger = {
+            'id': new_id(),
+            'run_id': run_id,
+            'conversation_id': conversation_id,
+            'module': 'chat',
+            'agent_key': agent,
+            'provider': 'p',
+            'model': 'm',
+            'input_tokens': tokens[0],
+            'output_tokens': tokens[1],
+            'cache_read_tokens': 0,
+            'cache_write_tokens': 0,
+            'reasoning_tokens': 0,
+            'cost': cost,
+            'currency': 'USD' if cost is not None else None,
+            'price_source': None,
+            'duration_ms': 12,
+            'created_at': datetime.now(UTC),
+        }
+        record_llm_call(ledger)(session)  # the totals end_turn sets come from the ledger
         record = ErrorRecord(new_id(), 'RuntimeError', 'boom', 'Traceback ...', False) if error else None
         parts: list[dict[str, Any]] = [{'type': 'text', 'text': answer}]
         end = TurnEnd(

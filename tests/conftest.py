@@ -25,7 +25,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from chat_helpers import LOCAL_URL
+from chat_helpers import LOCAL_PEER, LOCAL_URL
 from fixtures.projects import isolated_imports
 from synapse_agents.discovery import Catalog
 from synapse_agents.settings import LoadedSettings, load_settings
@@ -201,7 +201,7 @@ def context(settings: LoadedSettings, store: Store) -> SynapseContext:
 @pytest.fixture
 def client(context: SynapseContext) -> Iterator[TestClient]:
     """An in-process client for the app (lifespan included)."""
-    with TestClient(create_app(context), base_url=LOCAL_URL) as client:
+    with TestClient(create_app(context), base_url=LOCAL_URL, client=LOCAL_PEER) as client:
         yield client
 
 
@@ -217,7 +217,7 @@ def client_for(context: SynapseContext, tmp_path: Path) -> Iterator[Callable[...
         def make(targets: list[str], root: Path | None = None) -> TestClient:
             context.catalog = Catalog(targets, root or context.loaded.project_root)
             context.targets = list(targets)
-            return stack.enter_context(TestClient(create_app(context), base_url=LOCAL_URL))
+            return stack.enter_context(TestClient(create_app(context), base_url=LOCAL_URL, client=LOCAL_PEER))
 
         yield make
 

@@ -72,15 +72,30 @@ class Settings(BaseSettings):
     )
     env: str = Field(
         'local',
-        description='Environment name. `local` opens the dashboard without login on loopback; '
-        'anything else requires a token; `production` also requires `enabled = true`.',
+        description='Environment name (case and surrounding spaces ignored). `local` opens the '
+        'dashboard without login to clients on this machine when bound to loopback; anything else '
+        'requires a token; `production` also requires `enabled = true`.',
     )
     enabled: bool | None = Field(
         None, examples=[True], description='Must be set to true to run Synapse when env is `production`.'
     )
     token: SecretStr | None = Field(
         None,
-        description='Access token for non-local use. Unset outside local mode: one is generated at start.',
+        description='Access token for non-local use, at least 16 characters. Unset outside local '
+        'mode: one is generated at start.',
+    )
+    session_ttl: int = Field(
+        12 * 3600,
+        gt=0,
+        description='How long a login session of token mode lasts, in seconds (logging out ends it '
+        'sooner; sessions also end when the server stops).',
+    )
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        examples=[['10.0.0.5']],
+        description='Addresses or networks of reverse proxies whose X-Forwarded-For `synapse serve` '
+        'believes (comma-separated in the environment). Unset: the client is always the connecting '
+        'address.',
     )
     agents: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
@@ -116,7 +131,30 @@ class Settings(BaseSettings):
         False, description='When true, `synapse serve` prunes conversations older than retention_days daily.'
     )
 
-    _agents_split = field_validator('agents', 'models', 'allowed_hosts', mode='before')(_split_list)
+    _agents_split = field_validator('agents', 'models', 'allowed_hosts', 'trusted_proxies', mode='before')(
+        _split_list
+    )
+
+    @field_validator('env', mode='before')
+    @classmethod
+    def _normalise_env(cls, value: Any) -> Any:
+        # Every check compares against 'local' / 'production': ' Production' must mean production.
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator('trusted_proxies')
+    @classmethod
+    def _proxy_addresses(cls, value: list[str]) -> list[str]:
+        import ipaddress
+
+        for item in value:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f'{item!r} is not an IP address or network (list the proxies themselves; '
+                    '"*" would let any client choose its own address)'
+                ) from None
+        return value
 
     @field_validator('database_url', 'env_file', 'enabled', 'token', 'max_request_bytes', mode='before')
     @classmethod
@@ -165,7 +203,7 @@ class Settings(BaseSettings):
 
     @property
     def is_production(self) -> bool:
-        return self.env.lower() == 'production'
+        return self.env == 'production'
 
 
 SETTING_NAMES: tuple[str, ...] = tuple(Settings.model_fields)

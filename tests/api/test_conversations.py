@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event, update
 
-from chat_helpers import LOCAL_URL, agent_catalog, decode
+from chat_helpers import LOCAL_PEER, LOCAL_URL, agent_catalog, decode
 from chat_helpers import seed_conversation as seed
 from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext
@@ -192,13 +192,15 @@ def test_start_up_sweeps_turns_left_in_flight_and_serve_prunes(context: SynapseC
     crashed = seed(store)
     with store.write() as session:
         session.execute(update(Message).where(Message.conversation_id == crashed).values(status='streaming'))
-    with TestClient(create_app(context), base_url=LOCAL_URL) as client:  # not `synapse serve`: no pruning
+    with TestClient(
+        create_app(context), base_url=LOCAL_URL, client=LOCAL_PEER
+    ) as client:  # not `synapse serve`: no pruning
         statuses = [m['status'] for m in client.get(f'/api/conversations/{crashed}').json()['messages']]
         assert statuses == ['interrupted', 'interrupted']
         assert client.get(f'/api/conversations/{old}').status_code == 200
     context.maintenance = True
     context.settings.auto_prune = True
-    with TestClient(create_app(context), base_url=LOCAL_URL) as client:
+    with TestClient(create_app(context), base_url=LOCAL_URL, client=LOCAL_PEER) as client:
         for _ in range(50):
             if client.get(f'/api/conversations/{old}').status_code == 404:
                 break

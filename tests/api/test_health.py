@@ -18,6 +18,8 @@ def test_health_reports_version_dialect_and_revision(client: TestClient, dialect
         'revision': head_revision(),
         'head': head_revision(),
         'up_to_date': True,
+        'store': {'ok': True, 'error': None},
+        'degraded': [],
     }
 
 

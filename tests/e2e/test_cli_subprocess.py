@@ -91,13 +91,13 @@ def test_serve_refuses_production_without_opt_in(isolated_env: Path) -> None:
 def test_serve_outside_local_prints_a_login_url_and_requires_it(live_server: Any, isolated_env: Path) -> None:
     server = live_server(['--demo'], env={'SYNAPSE_ENV': 'staging'}, ready_status=401)
     login = next(line for line in server.output().splitlines() if 'log in' in line).split()[-1]
-    token = login.split('token=', 1)[1]
+    token = login.split('#token=', 1)[1]
     assert len(token) >= 32
     assert httpx.get(server.url + '/api/health').status_code == 401
     assert httpx.get(server.url + '/api/agents', headers={'Authorization': 'Bearer nope'}).status_code == 401
     bearer = httpx.get(server.url + '/api/health', headers={'Authorization': f'Bearer {token}'})
     assert bearer.status_code == 200
     with httpx.Client(base_url=server.url) as browser:
-        response = browser.get(f'/login?token={token}', follow_redirects=True)
+        response = browser.post('/login', data={'token': token}, follow_redirects=True)
         assert response.status_code in (200, 503)  # the dashboard, or the "not built" page
         assert browser.get('/api/agents').status_code == 200

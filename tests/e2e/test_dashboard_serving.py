@@ -12,6 +12,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from chat_helpers import LOCAL_PEER
 from synapse_agents.web.errors import install_error_handlers
 from synapse_agents.web.spa import IMMUTABLE, mount_spa
 
@@ -27,7 +28,7 @@ def spa_client(static: Path) -> TestClient:
         return {'ok': True}
 
     mount_spa(app, static)
-    return TestClient(app)
+    return TestClient(app, client=LOCAL_PEER)
 
 
 @pytest.fixture
@@ -142,7 +143,7 @@ def test_under_a_mount_prefix(built: Path) -> None:
     )
     parent = FastAPI()
     parent.mount('/synapse', child)
-    client = TestClient(parent)
+    client = TestClient(parent, client=LOCAL_PEER)
     page = client.get('/synapse/agents/app.support/c/1').text
     assert '<meta name="synapse-base" content="/synapse">' in page
     assert 'src="/synapse/theme.js"' in page

@@ -3,7 +3,8 @@
 
 The project's agent (`agents/faulty.py`) is scripted by its message: the first word names the tool
 it calls after writing "Let me check. " (`lookup` answers at once, `hang` takes a minute, `pause`
-waits for the test to write `marks/resume`); once the tool has answered it says how many user
+waits for the test to write `marks/resume`), except `drip`, which streams a word every 50 ms for
+half a minute and calls nothing; once the tool has answered it says how many user
 prompts it was sent, which shows what history a turn replayed. Its tools leave marker files in
 `marks/` so the test can see what ran inside the server (started, cancelled, finished).
 """
@@ -44,6 +45,11 @@ def mark(name):
 
 async def stream(messages, info):
     prompts = [p.content for m in messages for p in m.parts if isinstance(p, UserPromptPart)]
+    if prompts[-1].startswith('drip'):
+        for _ in range(600):
+            yield 'word '
+            await asyncio.sleep(0.05)
+        return
     if not any(isinstance(p, ToolReturnPart) for p in messages[-1].parts):
         yield 'Let me check. '
         call = DeltaToolCall(
@@ -90,6 +96,53 @@ def project(isolated_env: Path) -> Path:
     (isolated_env / 'agents').mkdir()
     (isolated_env / 'agents' / 'faulty.py').write_text(AGENT_MODULE)
     return isolated_env
+
+
+@pytest.fixture
+def database(dialect: str, project: Path, request: pytest.FixtureRequest) -> str:
+    """The URL of the database the servers of this test use: SQLite in the test's home, or a
+    migrated PostgreSQL database of the test's own."""
+    if dialect == 'sqlite':
+        return f'sqlite:///{project.parent / "home" / "synapse.db"}'
+    from synapse_agents.store import Store, upgrade
+
+    url: str = request.getfixturevalue('empty_postgres_database')
+    store = Store.open(url, project / 'unused')
+    upgrade(store.engine)
+    store.close()
+    return url
+
+
+def serve(live_server: Any, dialect: str, database: str) -> Any:
+    """`synapse serve agents` on the test's database."""
+    return live_server(['agents'], env={} if dialect == 'sqlite' else {'SYNAPSE_DATABASE_URL': database})
+
+
+def totals_and_ledger(database: str, conversation_id: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The conversation's counters, and the same sums taken over its rows and its ledger."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(database)
+    with engine.connect() as connection:
+        params = {'id': conversation_id}
+        totals = connection.execute(
+            text(
+                'SELECT input_tokens, output_tokens, cost, tool_count, message_count '
+                'FROM conversations WHERE id = :id'
+            ),
+            params,
+        ).one()
+        ledger = connection.execute(
+            text(
+                'SELECT coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), sum(cost), '
+                '(SELECT count(*) FROM tool_invocations WHERE conversation_id = :id), '
+                '(SELECT count(*) FROM messages WHERE conversation_id = :id) '
+                'FROM llm_calls WHERE conversation_id = :id'
+            ),
+            params,
+        ).one()
+    engine.dispose()
+    return tuple(totals), tuple(ledger)
 
 
 def chat(url: str, message: str, conversation_id: str | None = None) -> list[dict[str, Any]]:
@@ -162,11 +215,38 @@ def test_a_client_that_disconnects_cancels_the_run(live_server: Any, project: Pa
     assert 'Traceback' not in server.output()
 
 
+def test_a_client_that_leaves_mid_answer_leaves_the_ledger_and_totals_agreeing(
+    live_server: Any, project: Path, dialect: str, database: str
+) -> None:
+    """The answer being streamed when the client left was billed: it has its ledger row, and the
+    conversation's tokens are the ledger's."""
+    server = serve(live_server, dialect, database)
+    with streaming(server.url, 'drip', 'text-delta') as conversation_id:
+        pass  # hang up while the model is still writing
+
+    def interrupted() -> dict[str, Any] | None:
+        # The turn's first rows may still be on their way to the database (queued, not awaited).
+        response = httpx.get(f'{server.url}/api/conversations/{conversation_id}', timeout=10)
+        if response.status_code == 404:
+            return None
+        messages = response.json()['messages']
+        return messages[1] if messages[1]['status'] == 'interrupted' else None
+
+    assistant = wait_for(interrupted, 'the answer to be stored as interrupted')
+    assert assistant['content'].startswith('word ')
+    totals, ledger = totals_and_ledger(database, conversation_id)
+    assert totals == ledger
+    assert totals[1] > 0  # the words streamed before the client left are counted, and billed
+    assert 'Traceback' not in server.output()
+
+
 # -- a server killed in the middle of a turn --------------------------------------------------
 
 
-def test_a_server_killed_mid_turn_loses_nothing_else(live_server: Any, project: Path) -> None:
-    server = live_server(['agents'])
+def test_a_server_killed_mid_turn_loses_nothing_else(
+    live_server: Any, project: Path, dialect: str, database: str
+) -> None:
+    server = serve(live_server, dialect, database)
     first = chat(server.url, 'lookup A-1')
     conversation_id = first[0]['messageMetadata']['conversation_id']
     before = thread(server.url, conversation_id)
@@ -180,7 +260,7 @@ def test_a_server_killed_mid_turn_loses_nothing_else(live_server: Any, project: 
         server.process.kill()  # SIGKILL while the turn streams: no shutdown code runs
         server.process.wait(10)
 
-    restarted = live_server(['agents'])
+    restarted = serve(live_server, dialect, database)
     assert 'marked 1 turns and 1 tool calls left in flight as interrupted' in restarted.output()
     after = thread(restarted.url, conversation_id)
     user, answer, killed_user, killed = after['messages']
@@ -194,8 +274,11 @@ def test_a_server_killed_mid_turn_loses_nothing_else(live_server: Any, project: 
     (tool,) = tools_of(killed)
     assert (tool['name'], tool['status']) == ('hang', 'interrupted')
     row = after['conversation']
-    assert row['message_count'] == 4 and row['tool_count'] == before['conversation']['tool_count'] == 1
-    assert row['input_tokens'] == before['conversation']['input_tokens']
+    # The killed turn's tool call and model request are counted: the counters are the ledger's.
+    assert row['message_count'] == 4 and row['tool_count'] == before['conversation']['tool_count'] + 1 == 2
+    assert row['input_tokens'] > before['conversation']['input_tokens']
+    totals, ledger = totals_and_ledger(database, conversation_id)
+    assert totals == ledger
 
     # The conversation goes on; the interrupted turn is not replayed.
     third = chat(restarted.url, 'lookup again', conversation_id)

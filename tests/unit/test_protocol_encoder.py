@@ -60,11 +60,14 @@ async def test_tool_turn_snapshot(engine: ChatEngine) -> None:
         {'type': 'text-delta', 'id': '<id>', 'delta': 'It '},
         {'type': 'text-delta', 'id': '<id>', 'delta': 'shipped. '},
         {'type': 'text-end', 'id': '<id>'},
-        {'type': 'message-metadata', 'messageMetadata': {**meta, 'usage': usage, 'duration_ms': '<ms>'}},
+        {
+            'type': 'message-metadata',
+            'messageMetadata': {**meta, 'usage': usage, 'duration_ms': '<ms>', 'saved': True},
+        },
         {'type': 'finish-step'},
         {
             'type': 'finish',  # FunctionModel reports no finish reason, so none is sent
-            'messageMetadata': {**meta, 'usage': usage, 'duration_ms': '<ms>'},
+            'messageMetadata': {**meta, 'usage': usage, 'duration_ms': '<ms>', 'saved': True},
         },
         {'type': '[DONE]'},
     ]

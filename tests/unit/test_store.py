@@ -21,6 +21,7 @@ from synapse_agents.store import (
     head_revision,
     upgrade,
 )
+from synapse_agents.store.ids import new_id
 from synapse_agents.store.migrate import VERSION_TABLE, downgrade
 from synapse_agents.store.models import Base
 from synapse_agents.store.search import include_name
@@ -184,7 +185,8 @@ def test_clear_removes_everything_including_orphans(store: Store) -> None:
     with store.write() as session:
         session.add(Message(conversation_id='orphan', role='user', content='left behind'))
         session.add(LlmCall(conversation_id=None, module='task', input_tokens=1))
-    orphan_file = store.attachments_dir / 'orphan' / 'f.bin'
+    # A crash's leftover: a folder named with an id whose conversation row is gone.
+    orphan_file = store.attachments_dir / new_id() / 'f.bin'
     orphan_file.parent.mkdir(parents=True)
     orphan_file.write_bytes(b'12345')
     report = store.clear()

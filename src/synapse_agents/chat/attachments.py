@@ -7,7 +7,9 @@ attachments folder). The agent gets the bytes as pydantic-ai `BinaryContent`. Wh
 There is no MIME allowlist: a model that cannot read a file says so, and that shows as an error.
 
 A stored reference is read back only inside its own message's folder (`resolve_path`): a path
-tampered with in the database, or a symlink put in the folder, resolves to nothing.
+tampered with in the database, or a symlink put in the folder, resolves to nothing. Files are
+written only under folders named by two Synapse ids (`save_uploads` refuses anything else), so no
+input can choose where a file lands.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import BinaryContent
+
+from ..store.ids import is_valid_id
 
 _UNSAFE = re.compile(r'[^A-Za-z0-9._-]+')
 _EXTENSION = re.compile(r'[A-Za-z0-9]{1,16}')
@@ -99,6 +103,8 @@ def save_uploads(
     saved: list[SavedAttachment] = []
     if not uploads:
         return saved
+    if not (is_valid_id(conversation_id) and is_valid_id(message_id)):
+        raise ValueError('attachments are saved only under a conversation id and a message id')
     folder = attachments_dir / conversation_id / message_id
     folder.mkdir(parents=True, exist_ok=True)
     for index, upload in enumerate(uploads):

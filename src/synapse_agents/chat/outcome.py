@@ -18,15 +18,32 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RunUsage
 
 from ..protocol.encoder import jsonable
+from ..store.write_queue import store_error_text
 from .attachments import strip_binary
 
 _RECOVERABLE_STATUS = {408, 409, 425, 429}
 
 
+class TurnNotSaved(RuntimeError):
+    """The store could not write the turn (or part of it): the stream's error card says why."""
+
+    def __init__(
+        self, cause: BaseException, *, partly: bool = False, run_error: BaseException | None = None
+    ) -> None:
+        what = 'Part of this turn' if partly else 'This turn'
+        message = f'{what} could not be saved: {store_error_text(cause)}'
+        if run_error is not None:
+            message += f' (the run had failed: {type(run_error).__name__}: {run_error})'
+        super().__init__(message)
+
+
 def is_recoverable(error: BaseException) -> bool:
-    """Whether trying again may succeed: rate limits, timeouts, overloaded or failing servers."""
+    """Whether trying again may succeed: rate limits, timeouts, overloaded or failing servers, and
+    a store that could not write (once it has room again)."""
     if isinstance(error, UsageLimitExceeded):
         return False
+    if isinstance(error, TurnNotSaved):
+        return True
     if isinstance(error, ModelHTTPError):
         return error.status_code in _RECOVERABLE_STATUS or error.status_code >= 500
     return isinstance(error, TimeoutError | ConnectionError)

@@ -5,7 +5,9 @@ Hooks used:
 - `before_model_request` / `after_model_request`: time each model request and write an `llm_calls`
   row with its tokens (cache and reasoning included) and cost (`usage.cost`, filled by pydantic-ai
   through genai-prices; `None` stays `None`). A response with `failed_attempts` means a fallback
-  model answered: that becomes a notice.
+  model answered: that becomes a notice. A response cut short (the model failed halfway, the
+  client left) never reaches `after_model_request`, yet the provider billed what it streamed: the
+  engine hands the turn's messages to `record_unfinished` at the end, which writes those rows.
 - `wrap_tool_execute`: a `tool_invocations` row created `pending` when a function tool starts, then
   completed with its result or error and duration (`interrupted` when the run is cancelled).
 - `on_event`: calls that never execute (arguments that fail validation) and output-tool calls get
@@ -26,6 +28,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import (
     AgentStreamEvent,
     FunctionToolResultEvent,
+    ModelMessage,
     ModelResponse,
     NativeToolCallPart,
     NativeToolReturnPart,
@@ -44,7 +47,7 @@ from ..protocol.encoder import jsonable
 from ..store.ids import new_id
 from ..store.models import utcnow
 from ..store.recording import record_llm_call, tool_finished, tool_started
-from ..store.write_queue import WriteQueue
+from ..store.write_queue import TurnWrites, WriteQueue
 
 _ERROR_OUTCOMES = ('failed', 'retried', 'denied')
 
@@ -64,7 +67,7 @@ class Recorder(AbstractCapability[Any]):
     """Records one chat turn's model requests and tool calls (see the module docstring)."""
 
     _: KW_ONLY
-    writes: WriteQueue
+    writes: TurnWrites | WriteQueue
     conversation_id: str
     message_id: str
     run_id: str
@@ -144,6 +147,12 @@ class Recorder(AbstractCapability[Any]):
             )
             self.notices.append(notice)
             self.all_notices.append(notice)
+
+    def record_unfinished(self, messages: list[ModelMessage]) -> None:
+        """Write ledger rows for the run's responses that never completed (their usage counts too)."""
+        responses = [m for m in messages if isinstance(m, ModelResponse)]
+        for response in responses[self.llm_calls :]:
+            self.record_response(response, _ms(self._request_started) if self._request_started else None)
 
     # -- function tools ------------------------------------------------------------------
 

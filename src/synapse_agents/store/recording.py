@@ -1,7 +1,9 @@
 """The writes of a chat turn, as functions of a `Connection` for the `WriteQueue`.
 
-Each keeps the conversation's counters in step (message and tool counts, tokens, cost, the error
-flag, `updated_at`), so the history list never needs a join or an aggregate.
+The conversation's counters (message and tool counts, tokens, cost) are set from its rows and its
+ledger at the end of each turn (`store/totals.py`), never added up turn by turn, so they agree with
+the ledger whatever write was lost; a turn's start only adds its two messages to `message_count`,
+so the history list shows a turn in flight.
 
 A turn's rows: the user message; an assistant row created `streaming` when the turn starts (so a
 crash leaves evidence that `sweep_in_flight` finds at the next start) and completed at the end; a
@@ -12,29 +14,26 @@ response; an `error` row and `notice` rows when they happen.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    Boolean,
     Connection,
-    Double,
     Integer,
     String,
     bindparam,
-    case,
-    cast,
     delete,
     func,
     insert,
-    or_,
     update,
 )
 
 from .ids import new_id
 from .models import Base, Conversation, LlmCall, Message, ToolInvocation, utcnow
 from .prepared import execute
+from .totals import end_totals, reconcile_in_flight, reconcile_totals
 from .write_queue import Statement
 
 TITLE_LENGTH = 100
@@ -127,17 +126,10 @@ _TOUCH = (
     .values(
         updated_at=bindparam('b_now', type_=_conversations.c.updated_at.type),
         message_count=_conversations.c.message_count + bindparam('b_messages', type_=Integer()),
-        tool_count=_conversations.c.tool_count + bindparam('b_tools', type_=Integer()),
-        input_tokens=_conversations.c.input_tokens + bindparam('b_input', type_=Integer()),
-        output_tokens=_conversations.c.output_tokens + bindparam('b_output', type_=Integer()),
-        cost=case(
-            (cast(bindparam('b_cost', type_=Double()), Double()).is_(None), _conversations.c.cost),
-            else_=func.coalesce(_conversations.c.cost, 0.0)
-            + cast(bindparam('b_cost', type_=Double()), Double()),
-        ),
-        has_error=or_(_conversations.c.has_error, cast(bindparam('b_error', type_=Boolean()), Boolean())),
     )
 )
+
+
 _COMPLETE_MESSAGE = (
     update(_messages)
     .where(_messages.c.id == bindparam('b_id'))
@@ -156,32 +148,9 @@ _COMPLETE_MESSAGE = (
 )
 
 
-def _touch(
-    connection: Connection,
-    conversation_id: str,
-    *,
-    messages: int = 0,
-    tools: int = 0,
-    input_tokens: int = 0,
-    output_tokens: int = 0,
-    cost: float | None = None,
-    error: bool = False,
-) -> None:
-    """Bump `updated_at` and add to the counters (a cost adds to a null total as to 0)."""
-    execute(
-        connection,
-        _TOUCH,
-        {
-            'b_id': conversation_id,
-            'b_now': utcnow(),
-            'b_messages': messages,
-            'b_tools': tools,
-            'b_input': input_tokens,
-            'b_output': output_tokens,
-            'b_cost': cost,
-            'b_error': error,
-        },
-    )
+def _touch(connection: Connection, conversation_id: str, *, messages: int) -> None:
+    """Bump `updated_at` and add `messages` to the message count (a turn starting)."""
+    execute(connection, _TOUCH, {'b_id': conversation_id, 'b_now': utcnow(), 'b_messages': messages})
 
 
 def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
@@ -289,12 +258,21 @@ def record_llm_call(row: dict[str, Any]) -> Statement:
     return Statement(_INSERT_LLM_CALL, row)
 
 
-def end_turn(end: TurnEnd) -> Callable[[Connection], None]:
-    """Complete the assistant row, add error and notice rows, settle tools left pending, add totals."""
+def end_turn(end: TurnEnd, *, started: Future[Any] | None = None) -> Callable[[Connection], bool]:
+    """Complete the assistant row, add error and notice rows, settle tools left pending, set totals.
 
-    def op(connection: Connection) -> None:
+    `started` is the turn's `begin_turn` write: when it failed, the turn has no rows to complete,
+    and only the totals are reconciled (a ledger row may have been written). The op returns
+    whether the turn's rows were written.
+    """
+
+    def op(connection: Connection) -> bool:
+        # The writer runs writes in order, so a failed `begin_turn` has failed by now; one still
+        # pending is in this very batch, which commits or fails as a whole.
+        if started is not None and started.done() and started.exception() is not None:
+            reconcile_totals(connection, end.conversation_id)
+            return False
         now = utcnow()
-        added = 0
         keep = bool(end.content or end.parts) or end.error is None or end.tool_count > 0
         if keep:
             execute(
@@ -316,7 +294,6 @@ def end_turn(end: TurnEnd) -> Callable[[Connection], None]:
             )
         else:
             connection.execute(delete(_messages).where(_messages.c.id == end.assistant_message_id))
-            added -= 1
         rows: list[dict[str, Any]] = [
             {
                 'id': new_id(),
@@ -354,7 +331,6 @@ def end_turn(end: TurnEnd) -> Callable[[Connection], None]:
             )
         if rows:
             execute(connection, _INSERT_MESSAGE, rows)
-            added += len(rows)
         if end.status != 'complete' or error is not None:
             settle = error.tool_status if error is not None else 'interrupted'
             message = error.message if error is not None else 'The turn was interrupted.'
@@ -363,23 +339,40 @@ def end_turn(end: TurnEnd) -> Callable[[Connection], None]:
                 .where(_tools.c.message_id == end.assistant_message_id, _tools.c.status == 'pending')
                 .values(status=settle, error=message, finished_at=now)
             )
-        _touch(
-            connection,
-            end.conversation_id,
-            messages=added,
-            tools=end.tool_count,
-            input_tokens=end.input_tokens,
-            output_tokens=end.output_tokens,
-            cost=end.cost,
-            error=error is not None,
+        end_totals(connection, end.conversation_id, now=now, error=error is not None)
+        return True
+
+    return op
+
+
+def abandon_turn(assistant_message_id: str, conversation_id: str) -> Callable[[Connection], None]:
+    """A turn whose final write failed: mark what its start stored as interrupted, reconcile totals.
+
+    Queued after the failed write; it needs no new space (updates in place), so it often succeeds
+    where the final write could not, and the thread does not keep a `streaming` answer.
+    """
+
+    def op(connection: Connection) -> None:
+        connection.execute(
+            update(_messages)
+            .where(_messages.c.id == assistant_message_id, _messages.c.status == 'streaming')
+            .values(status='interrupted')
         )
+        connection.execute(
+            update(_tools)
+            .where(_tools.c.message_id == assistant_message_id, _tools.c.status == 'pending')
+            .values(status='interrupted', error='The turn could not be saved.', finished_at=utcnow())
+        )
+        reconcile_totals(connection, conversation_id)
 
     return op
 
 
 def sweep_in_flight(connection: Connection) -> tuple[int, int]:
-    """Mark turns and tool calls a crashed process left in flight as interrupted; returns the counts."""
+    """Mark turns and tool calls a crashed process left in flight as interrupted, and reconcile the
+    totals of their conversations (the crash skipped the turn's final write); returns the counts."""
     now = utcnow()
+    reconcile_in_flight(connection)
     messages = connection.execute(
         update(Message).where(Message.status == 'streaming').values(status='interrupted')
     )

@@ -1,12 +1,13 @@
 """The repository: every read and write of Synapse's tables goes through `Store`.
 
 Deleting a conversation removes its messages, tool rows, ledger rows and attachment files
-here, in one place, so the CLI, the API and retention all delete the same way.
+here, in one place, so the CLI, the API and retention all delete the same way. Files go only for
+conversations whose rows this delete found in the database, through `files.remove_inside`: an id
+from a URL never names a folder by itself.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from .engine import create_store_engine, writer
+from .files import owned_entries, remove_inside
+from .ids import is_valid_id
 from .models import Conversation, LlmCall, Message, ToolInvocation, utcnow
 
 _CHUNK = 500
@@ -120,10 +123,14 @@ class Store:
         return conversation
 
     def get_conversation(self, conversation_id: str) -> Conversation | None:
+        if not is_valid_id(conversation_id):
+            return None
         with self.read() as session:
             return session.get(Conversation, conversation_id)
 
     def rename_conversation(self, conversation_id: str, title: str) -> Conversation | None:
+        if not is_valid_id(conversation_id):
+            return None
         with self.write() as session:
             conversation = session.get(Conversation, conversation_id)
             if conversation is None:
@@ -159,12 +166,19 @@ class Store:
 
     def conversation_files_dir(self, conversation_id: str) -> Path:
         """Where a conversation's uploads live: one folder each, so deleting is one rmtree."""
+        if not is_valid_id(conversation_id):
+            raise ValueError(f'not a conversation id: {conversation_id[:60]!r}')
         return self.attachments_dir / conversation_id
 
     # -- deleting ------------------------------------------------------------------------
 
     def delete_conversation(self, conversation_id: str) -> DeletionReport:
-        """Remove one conversation with its messages, tool rows, ledger rows and files."""
+        """Remove one conversation with its messages, tool rows, ledger rows and files.
+
+        An id that is not one of Synapse's removes nothing and touches neither the database nor the disk.
+        """
+        if not is_valid_id(conversation_id):
+            return DeletionReport()
         return self._delete_ids([conversation_id])
 
     def prune(self, days: int, *, now: datetime | None = None) -> DeletionReport:
@@ -204,9 +218,9 @@ class Store:
             report.llm_calls += _rowcount(
                 session.execute(delete(LlmCall).where(LlmCall.conversation_id.is_not(None)))
             )
-        if self.attachments_dir.is_dir():
-            for leftover in self.attachments_dir.iterdir():
-                report += _remove_tree(leftover)
+        # Folders a crash left behind; only Synapse's own (named with an id) are touched.
+        for leftover in owned_entries(self.attachments_dir):
+            report += self._remove_files(leftover)
         return report
 
     def _delete_ids(self, ids: list[str]) -> DeletionReport:
@@ -216,35 +230,26 @@ class Store:
             def remove(statement: Any) -> int:
                 return _rowcount(session.execute(statement))
 
+            found = list(session.scalars(select(Conversation.id).where(Conversation.id.in_(ids))))
             report.messages = remove(delete(Message).where(Message.conversation_id.in_(ids)))
             report.tool_invocations = remove(
                 delete(ToolInvocation).where(ToolInvocation.conversation_id.in_(ids))
             )
             report.llm_calls = remove(delete(LlmCall).where(LlmCall.conversation_id.in_(ids)))
             report.conversations = remove(delete(Conversation).where(Conversation.id.in_(ids)))
-        report.conversation_ids = list(ids)
+        report.conversation_ids = found
         # Files go after the rows are committed: a crash in between leaves orphan files that
-        # `synapse clear` sweeps, never rows that point at missing files.
-        for conversation_id in ids:
-            report += _remove_tree(self.conversation_files_dir(conversation_id))
+        # `synapse clear` sweeps, never rows that point at missing files. Only ids the database
+        # held name a folder, and a tampered row's id that is not an id names none.
+        for conversation_id in found:
+            if is_valid_id(conversation_id):
+                report += self._remove_files(self.attachments_dir / conversation_id)
         return report
+
+    def _remove_files(self, path: Path) -> DeletionReport:
+        files, size = remove_inside(self.attachments_dir, path)
+        return DeletionReport(files=files, bytes=size)
 
 
 def _rowcount(result: Any) -> int:
     return int(getattr(result, 'rowcount', 0) or 0)
-
-
-def _remove_tree(path: Path) -> DeletionReport:
-    report = DeletionReport()
-    if not path.exists():
-        return report
-    if path.is_file():
-        report.files, report.bytes = 1, path.stat().st_size
-        path.unlink()
-        return report
-    for child in path.rglob('*'):
-        if child.is_file():
-            report.files += 1
-            report.bytes += child.stat().st_size
-    shutil.rmtree(path)
-    return report

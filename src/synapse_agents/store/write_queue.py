@@ -16,6 +16,9 @@ being produced (a crash loses at most that much). Waking the writer for every sm
 have it compete with the event loop for the GIL that often.
 
 A batch that fails is retried one write per transaction, so one bad write cannot lose the others.
+A write that fails is logged, raised to whoever waits for it, and kept as `last_failure` (what
+`GET /api/health` reports) until a later batch commits; `TurnWrites` tells a turn whether any of
+its own writes failed.
 """
 
 from __future__ import annotations
@@ -89,6 +92,8 @@ class WriteQueue:
         self._connection: Connection | None = None
         self.batches = 0
         self.writes = 0
+        self.last_failure: str | None = None
+        """Why the last write failed, until a later batch commits (`store_error_text`)."""
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
@@ -116,6 +121,10 @@ class WriteQueue:
             self._closed = True
             self._wake.notify()
         self._thread.join(timeout)
+
+    def report(self, error: BaseException) -> None:
+        """Keep `error` as the last failure: a turn that could not be saved says so after its last write."""
+        self.last_failure = store_error_text(error)
 
     def _put(self, op: WriteOp[T], *, urgent: bool) -> Future[T]:
         future: Future[T] = Future()
@@ -200,17 +209,53 @@ class WriteQueue:
             return
         self.batches += 1
         self.writes += len(batch)
+        self.last_failure = None
         for item, result in zip(batch, results, strict=True):
             if not item.future.done():
                 item.future.set_result(result)
 
-    @staticmethod
-    def _fail(item: _Item) -> None:
+    def _fail(self, item: _Item) -> None:
         # The exception is also raised to whoever awaits the future; logging it here keeps a
         # fire-and-forget write from failing silently.
         import sys
 
-        exc = sys.exc_info()[1]
+        exc = sys.exc_info()[1] or RuntimeError('write failed')
         logger.error('a Synapse store write failed', exc_info=exc)
+        self.last_failure = store_error_text(exc)
         if not item.future.done():
-            item.future.set_exception(exc if exc is not None else RuntimeError('write failed'))
+            item.future.set_exception(exc)
+
+
+class TurnWrites:
+    """The writes of one turn on a `WriteQueue`, remembering the first of them that failed."""
+
+    def __init__(self, queue: WriteQueue) -> None:
+        self.queue = queue
+        self.failure: BaseException | None = None
+        """The first of these writes that failed (set by the writer thread when it fails)."""
+
+    def submit(self, op: WriteOp[T]) -> Future[T]:
+        """`WriteQueue.submit`, watched."""
+        future = self.queue.submit(op)
+        future.add_done_callback(self._done)
+        return future
+
+    async def run(self, op: WriteOp[T]) -> T:
+        """`WriteQueue.run`, watched."""
+        future = self.queue._put(op, urgent=True)
+        future.add_done_callback(self._done)
+        return await asyncio.wrap_future(future)
+
+    def _done(self, future: Future[Any]) -> None:
+        if self.failure is None and not future.cancelled():
+            self.failure = future.exception()
+
+
+def store_error_text(error: BaseException) -> str:
+    """What a failed write says, in one line: the driver's own message ("database or disk is full"),
+    without SQLAlchemy's statement and parameters (which would repeat the user's message)."""
+    from sqlalchemy.exc import DBAPIError
+
+    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
+    text = str(cause).strip().splitlines()
+    return text[0] if text else type(cause).__name__

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
 from .. import __version__
-from . import login
+from . import api_docs, login
 from .access import AccessMiddleware, AccessPolicy, policy_for
 from .context import SynapseContext
 from .errors import install_error_handlers
@@ -27,6 +27,7 @@ def default_policy(context: SynapseContext) -> AccessPolicy:
         bind_host=settings.host,
         token=settings.token.get_secret_value() if settings.token else None,
         allowed_hosts=settings.allowed_hosts,
+        session_ttl=settings.session_ttl,
     )
 
 
@@ -48,7 +49,7 @@ def create_app(context: SynapseContext, *, access: AccessPolicy | None = None) -
         title='Synapse',
         version=__version__,
         summary='Workbench API for pydantic-ai agents.',
-        docs_url='/api/docs',
+        docs_url=None,  # served by api_docs: local assets, no inline script
         redoc_url=None,
         openapi_url='/api/openapi.json',
     )
@@ -56,6 +57,7 @@ def create_app(context: SynapseContext, *, access: AccessPolicy | None = None) -
     app.state.access_policy = policy
     install_error_handlers(app)
     app.include_router(login.router)
+    app.include_router(api_docs.router)
     app.include_router(health.router)
     app.include_router(agents.router)
     app.include_router(chat.router)

@@ -5,6 +5,11 @@
 `message` says what was wrong in words a user can act on; `fields` (validation errors only)
 lists each bad input as {"location", "message"}.
 
+A failing database (unreachable, locked past the busy timeout, a corrupted file) is a 503 with code
+`store_unavailable`; anything else unexpected is a 500 with code `internal`. Both are logged with
+their traceback, and both carry the security headers: the 500 answer is written by Starlette's
+outermost middleware, outside `SecurityHeadersMiddleware`, so it adds them itself.
+
 The OpenAPI schema declares these answers on every operation (`declare_errors`): 400 (a NUL in
 the URL, a body that cannot be parsed), the access refusals (401, 403) and 422 everywhere, 404
 where a path names something, 413 where a body is sent, plus what a route declares itself with
@@ -21,7 +26,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..store.ids import is_valid_id, shown_id
+from .hardening import SECURITY_HEADERS
 
 logger = logging.getLogger('synapse.web')
 
@@ -36,6 +46,7 @@ _CODES = {
     415: 'unsupported_media_type',
     422: 'invalid_request',
     429: 'too_many_requests',
+    503: 'store_unavailable',
 }
 
 
@@ -48,6 +59,7 @@ _DESCRIPTIONS = {
     413: 'The request body, or an attachment, is too large.',
     422: 'The input is invalid; `fields` says which.',
     429: 'Too many failed attempts.',
+    503: 'The store (the database) is failing: unreachable, locked or damaged.',
 }
 
 
@@ -92,6 +104,17 @@ class ApiError(Exception):
         self.extra = extra
 
 
+def require_id(value: str, what: str) -> str:
+    """`value` when it is a Synapse id, else a 404 `ApiError` ("No conversation with id ...", cut short).
+
+    Called before anything reads the database or the disk: an id that cannot be one of Synapse's
+    names nothing, whatever it would have meant as a file name.
+    """
+    if not is_valid_id(value):
+        raise ApiError(404, f'No {what} with id {shown_id(value)}.')
+    return value
+
+
 def error_body(status: int, message: str, code: str | None = None, **extra: Any) -> dict[str, Any]:
     return {'error': {'code': code or _CODES.get(status, 'error'), 'message': message, **extra}}
 
@@ -127,11 +150,35 @@ def install_error_handlers(app: FastAPI) -> None:
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         return error_response(exc.status_code, message, headers=getattr(exc, 'headers', None))
 
+    async def _store_failed(request: Request, exc: Exception) -> JSONResponse:
+        if isinstance(exc, IntegrityError | DataError):
+            # A constraint or a value the database refused is a bug of Synapse's, not an outage.
+            return await _unexpected(request, exc)
+        logger.exception('the store failed on %s %s', request.method, request.url.path)
+        return error_response(503, _store_message(request, exc), 'store_unavailable')
+
+    app.add_exception_handler(DBAPIError, _store_failed)
+    app.add_exception_handler(PoolTimeout, _store_failed)
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         # Logged with its traceback on the server; the response names the class only.
         logger.exception('unhandled error on %s %s', request.method, request.url.path)
-        return error_response(500, f'Internal error ({type(exc).__name__}); see the server log.', 'internal')
+        return error_response(
+            500,
+            f'Internal error ({type(exc).__name__}); see the server log.',
+            'internal',
+            headers=dict(SECURITY_HEADERS),
+        )
+
+
+def _store_message(request: Request, exc: Exception) -> str:
+    """What the store said, in one line: the driver's own words without the SQL or its parameters."""
+    store = getattr(getattr(request.app.state, 'synapse', None), 'store', None)
+    dialect = getattr(store, 'dialect', 'database')
+    original = getattr(exc, 'orig', None) or exc
+    said = (str(original).strip().splitlines() or [type(original).__name__])[0][:200]
+    return f'The store is failing: the {dialect} database answered "{said}". See the server log.'
 
 
 _ERROR_REF = {'$ref': '#/components/schemas/Error'}
@@ -148,6 +195,8 @@ def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
             if method in _WRITES or 'requestBody' in operation:
                 statuses.append(413)
             responses = operation.setdefault('responses', {})
+            if '503' not in responses:  # a route that answers 503 itself declares its own body
+                statuses.append(503)
             for status in statuses:
                 entry = responses.setdefault(str(status), {'description': _DESCRIPTIONS[status]})
                 entry['content'] = {'application/json': {'schema': _ERROR_REF}}

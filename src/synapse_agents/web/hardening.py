@@ -24,7 +24,11 @@ SECURITY_HEADERS = {
 
 
 class SecurityHeadersMiddleware:
-    """Adds `SECURITY_HEADERS` to every HTTP response (a route's own values win)."""
+    """Adds `SECURITY_HEADERS` to every HTTP response (a route's own values win).
+
+    The JSON 500 answer is the one exception it never sees: Starlette writes it from its outermost
+    middleware, so `errors.install_error_handlers` puts the same headers on it itself.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

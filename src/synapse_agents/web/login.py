@@ -1,4 +1,10 @@
-"""The login page of token mode: a token (typed, or from the printed login URL) becomes a cookie."""
+"""The login page of token mode: the token, posted by its form, becomes a session cookie.
+
+Only a POST logs in; the form refuses cross-site posts (the access middleware's same-origin
+check runs first, so they never count as failed attempts). The URL `synapse serve` prints
+carries the token in its fragment (`/login#token=...`), which browsers never send to a server:
+`/login.js` copies it into the form and the user presses "Log in".
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,13 @@ import secrets
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from .access import SESSION_COOKIE, AccessPolicy, session_value
+from .access import AccessPolicy
+from .errors import error_body
+from .origin import peer_address
+from .sessions import cookie_name
+from .throttle import throttle_key
 
 router = APIRouter(include_in_schema=False)
 
@@ -26,7 +36,7 @@ input{{width:100%;box-sizing:border-box;padding:10px;border-radius:8px;border:1p
 button{{margin-top:14px;width:100%;padding:10px;border:0;border-radius:8px;background:#7c5cff;
   color:#fff;font-weight:600}}
 .error{{color:#ff6b6b}}
-</style></head><body>
+</style><script src="{script}" defer></script></head><body>
 <form method="post" action="{action}">
 <h1>Synapse</h1>
 <p>This server needs its access token. It was printed when <code>synapse serve</code> started
@@ -37,86 +47,125 @@ button{{margin-top:14px;width:100%;padding:10px;border:0;border-radius:8px;backg
 <button type="submit">Log in</button>
 </form></body></html>"""
 
+# Fills the form from the printed URL's `#token=` fragment, then drops the fragment from the
+# address bar and history. It never submits: a page elsewhere that opens this URL gets no login
+# attempt out of it.
+_SCRIPT = """document.addEventListener('DOMContentLoaded', function () {
+  var match = /^#token=([^&]+)/.exec(window.location.hash);
+  if (!match) return;
+  var field = document.querySelector('input[name="token"]');
+  try { field.value = decodeURIComponent(match[1]); } catch (e) { return; }
+  history.replaceState(null, '', window.location.pathname + window.location.search);
+  document.querySelector('button[type="submit"]').focus();
+});
+"""
+
 
 def _policy(request: Request) -> AccessPolicy | None:
     return getattr(request.app.state, 'access_policy', None)
 
 
+def _root(request: Request) -> str:
+    return str(request.scope.get('root_path', ''))
+
+
 def _safe_next(request: Request, target: str | None) -> str:
     """Only paths inside this app: never another site (no open redirect)."""
-    root = request.scope.get('root_path', '')
     if not target or not target.startswith('/') or target.startswith('//') or '\\' in target:
         target = '/'
-    return f'{root}{target}'
+    return f'{_root(request)}{target}'
 
 
-def _page(request: Request, next_path: str, error: str = '', status: int = 200) -> HTMLResponse:
-    root = request.scope.get('root_path', '')
+def _wants_page(request: Request) -> bool:
+    return 'text/html' in request.headers.get('accept', '')
+
+
+def _page(
+    request: Request,
+    next_path: str,
+    error: str = '',
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """The form (with `error`) for a browser; a JSON error for any other client."""
+    headers = {'Cache-Control': 'no-store', **(headers or {})}
+    if status >= 400 and not _wants_page(request):
+        return JSONResponse(error_body(status, error), status_code=status, headers=headers)
     body = _PAGE.format(
-        action=html.escape(f'{root}/login'),
+        action=html.escape(f'{_root(request)}/login'),
+        script=html.escape(f'{_root(request)}/login.js'),
         next=html.escape(next_path),
         error=f'<p class="error">{html.escape(error)}</p>' if error else '',
     )
-    return HTMLResponse(body, status_code=status, headers={'Cache-Control': 'no-store'})
+    return HTMLResponse(body, status_code=status, headers=headers)
 
 
-def _logged_in(request: Request, target: str | None, token: str) -> Response:
+def _cookie_path(request: Request) -> str:
+    return _root(request) or '/'
+
+
+def _logged_in(request: Request, policy: AccessPolicy, target: str | None) -> Response:
     response = RedirectResponse(_safe_next(request, target), status_code=303)
     response.set_cookie(
-        SESSION_COOKIE,
-        session_value(token),
+        cookie_name(request.scope),
+        policy.sessions.create(),
+        max_age=int(policy.sessions.ttl),
         httponly=True,
         samesite='strict',
         secure=request.url.scheme == 'https',
-        path=(request.scope.get('root_path') or '/'),
+        path=_cookie_path(request),
     )
     return response
 
 
-def _client(request: Request) -> str:
-    return request.client.host if request.client else 'unknown'
-
-
-async def _verify(request: Request, policy: AccessPolicy, token: str) -> Response | None:
-    client = _client(request)
+async def _verify(request: Request, policy: AccessPolicy, token: str, next_path: str) -> Response | None:
+    client = throttle_key(peer_address(request.scope))
     if await policy.throttle.blocked(client):
         retry = policy.throttle.retry_after(client)
-        return _page(request, '/', f'Too many failed attempts; try again in {retry} s.', 429)
+        message = f'Too many failed attempts; try again in {retry} s.'
+        return _page(request, next_path, message, 429, {'Retry-After': str(retry)})
     assert policy.token is not None
     if secrets.compare_digest(token.encode(), policy.token.encode()):
         policy.throttle.succeed(client)
         return None
     await policy.throttle.fail(client)
-    return _page(request, '/', 'That token is not right.', 401)
+    return _page(request, next_path, 'That token is not right.', 401)
 
 
 @router.get('/login')
-async def login_page(request: Request, next: str | None = None, token: str | None = None) -> Response:
-    """The login form; `?token=...` (the URL printed at start) logs in directly."""
+async def login_page(request: Request, next: str | None = None) -> Response:
+    """The login form. A token in the query string is ignored: only the form's POST logs in."""
     policy = _policy(request)
     if policy is None or policy.mode != 'token':
         return RedirectResponse(_safe_next(request, next), status_code=303)
-    if token is not None:
-        refusal = await _verify(request, policy, token)
-        return refusal or _logged_in(request, next, token)
     return _page(request, next or '/')
+
+
+@router.get('/login.js')
+async def login_script() -> Response:
+    """Copies the printed URL's `#token=` fragment into the form (CSP allows only own scripts)."""
+    return Response(_SCRIPT, media_type='text/javascript', headers={'Cache-Control': 'no-cache'})
 
 
 @router.post('/login')
 async def login_submit(
     request: Request, token: Annotated[str, Form(max_length=512)], next: Annotated[str, Form()] = '/'
 ) -> Response:
-    """Check the typed token and set the session cookie."""
+    """Check the token and start a session (a cookie holding a random session id)."""
     policy = _policy(request)
     if policy is None or policy.mode != 'token':
         return RedirectResponse(_safe_next(request, next), status_code=303)
-    refusal = await _verify(request, policy, token)
-    return refusal or _logged_in(request, next, token)
+    refusal = await _verify(request, policy, token, next)
+    return refusal or _logged_in(request, policy, next)
 
 
 @router.post('/logout')
 async def logout(request: Request) -> Response:
-    """Forget the session cookie."""
+    """End the session: the server forgets it, and the browser is told to drop the cookie."""
+    policy = _policy(request)
+    name = cookie_name(request.scope)
+    if policy is not None:
+        policy.sessions.revoke(request.cookies.get(name, ''))
     response = RedirectResponse(_safe_next(request, '/login'), status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path=(request.scope.get('root_path') or '/'))
+    response.delete_cookie(name, path=_cookie_path(request), httponly=True, samesite='strict')
     return response

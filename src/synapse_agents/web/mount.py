@@ -27,10 +27,18 @@ def mount(
 ) -> FastAPI:
     """Serve Synapse (dashboard and API) under `path` of `app`; returns the mounted sub-app.
 
-    `authorize(request) -> bool` (sync or async) decides who may use it — pass your own check,
-    e.g. "is this an admin session". Without it, the settings decide: local mode when `env` is
-    `local`, else the token from SYNAPSE_TOKEN. With `env = production` it refuses to mount
-    unless `enabled = true`. Synapse's start-up and shutdown work joins `app`'s lifespan.
+    `authorize(request)` (sync or async) decides who may use it — pass your own check, e.g. "is
+    this an admin session". Only the bool `True` lets a request in; anything else, or an
+    exception (logged), is a 403. It receives a Starlette `Request` for the incoming request
+    before any route runs: method, URL, headers, cookies, `client`, and whatever your own
+    middleware put in the scope (`request.session`, `request.user`, `request.state`); its body
+    cannot be read (that raises, hence a 403).
+
+    Without `authorize`, the settings decide: with `env = local`, Synapse answers only to clients
+    on this machine (a loopback connection; any other gets a 403 saying to pass `authorize`),
+    since a mounted app cannot know what address its server listens on; with another `env`, the
+    token from SYNAPSE_TOKEN. With `env = production` it refuses to mount unless
+    `enabled = true`. Synapse's start-up and shutdown work joins `app`'s lifespan.
     """
     overrides: dict[str, Any] = {'agents': list(agents) if agents else None}
     loaded = load_settings(overrides, cwd=project_dir)
@@ -38,10 +46,12 @@ def mount(
     ensure_enabled(env=settings.env, enabled=settings.enabled)
     if authorize is not None:
         policy = AccessPolicy.with_authorize(authorize, settings.allowed_hosts)
-    elif settings.env.lower() == 'local':
-        policy = AccessPolicy.local(settings.allowed_hosts)
+    elif settings.env == 'local':
+        policy = AccessPolicy.local(settings.allowed_hosts, mounted=True)
     elif settings.token is not None:
-        policy = AccessPolicy.with_token(settings.token.get_secret_value(), settings.allowed_hosts)
+        policy = AccessPolicy.with_token(
+            settings.token.get_secret_value(), settings.allowed_hosts, session_ttl=settings.session_ttl
+        )
     else:
         raise SynapseDisabled(
             f'mounting Synapse with env {settings.env!r} needs authorize=... or SYNAPSE_TOKEN'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 import time
 import webbrowser
@@ -10,16 +11,22 @@ from pathlib import Path
 
 import uvicorn
 from rich.console import Console
+from rich.markup import escape
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..discovery import Catalog
 from ..settings import LoadedSettings
 from ..store.setup import open_store
-from .access import ensure_enabled
-from .app import create_app, default_policy
+from .access import AccessPolicy, ensure_enabled, policy_for
+from .app import create_app
 from .context import SynapseContext
 
 DEMO_TARGET = 'synapse_agents.demo'
+
+
+class StartupFailed(RuntimeError):
+    """The app's start-up work (the lifespan) raised: the server never answered a request."""
 
 
 def build_context(loaded: LoadedSettings, *, demo: bool = False) -> SynapseContext:
@@ -44,53 +51,140 @@ def env_files(loaded: LoadedSettings) -> list[Path]:
 
 
 def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, console: Console) -> None:
-    """Serve until interrupted."""
+    """Serve until interrupted; raises `StartupFailed` (one line) when start-up work fails."""
     settings = loaded.settings
     ensure_enabled(env=settings.env, enabled=settings.enabled)
-    context = build_context(loaded, demo=demo)
-    context.maintenance = True
-    policy = default_policy(context)
-    app = create_app(context, access=policy)
-    url = f'http://{_display_host(settings.host)}:{settings.port}/'
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level='warning',
-        access_log=False,
-        timeout_graceful_shutdown=3,
+    policy = policy_for(
+        env=settings.env,
+        bind_host=settings.host,
+        token=settings.token.get_secret_value() if settings.token else None,
+        allowed_hosts=settings.allowed_hosts,
+        session_ttl=settings.session_ttl,
     )
-    server = uvicorn.Server(config)
+    context = build_context(loaded, demo=demo)
+    try:
+        context.maintenance = True
+        guard = _StartupGuard(create_app(context, access=policy))
+        # The client address is the connecting socket's unless a proxy is named: uvicorn's
+        # default would believe X-Forwarded-For from 127.0.0.1, letting a local caller pick any
+        # address for the login throttle.
+        proxies = ','.join(settings.trusted_proxies)
+        config = uvicorn.Config(
+            guard,
+            host=settings.host,
+            port=settings.port,
+            log_level='warning',
+            access_log=False,
+            timeout_graceful_shutdown=3,
+            proxy_headers=bool(proxies),
+            forwarded_allow_ips=proxies or None,
+        )
+        server = uvicorn.Server(config)
+        url = _print_banner(context, policy, console)
+        # Everything imported so far (the app, pydantic-ai, the agents) lives as long as the server:
+        # moved out of the collector's generations, a full collection no longer walks it.
+        gc.collect()
+        gc.freeze()
+        if open_browser:
+            threading.Thread(target=_open_when_started, args=(server, url), daemon=True).start()
+        _serve(server, guard)
+    finally:
+        context.store.close()
+
+
+def _print_banner(context: SynapseContext, policy: AccessPolicy, console: Console) -> str:
+    """Print where the server is and how to get in; returns the URL to open in a browser."""
+    settings = context.settings
+    url = f'http://{_display_host(settings.host)}:{settings.port}/'
     database = context.store.engine.url.render_as_string(hide_password=True)
-    console.print(f'[bold]Synapse {__version__}[/bold] serving on [link={url}]{url}[/link]')
-    console.print(f'  database  {database}')
+    console.print(f'[bold]Synapse {__version__}[/bold] serving on {_link(url)}')
+    console.print(f'  database  {escape(database)}')
     assert context.catalog is not None
     snapshot = context.catalog.scan()  # imports the agents now, so the first page load is warm
     problems = f', {len(snapshot.problems)} problems (run `synapse agents`)' if snapshot.problems else ''
     console.print(
         f'  agents    {len(snapshot.agents)} found in {", ".join(snapshot.targets)}{problems}', markup=False
     )
-    if policy.mode == 'token':
-        console.print(f'  access    token required (env {settings.env!r}, bound to {settings.host})')
-        if policy.token_generated:
-            # Printed once, here only: the generated token lives in this process's memory.
-            login = f'{url}login?token={policy.token}'
-            console.print(f'  log in    [link={login}]{login}[/link]', soft_wrap=True)
-        else:
-            console.print('  log in    with the token from SYNAPSE_TOKEN')
-        url = f'{url}login?token={policy.token}' if policy.token_generated else url
-    else:
-        console.print('  access    local only (loopback, same-origin)')
-    # Everything imported so far (the app, pydantic-ai, the agents) lives as long as the server:
-    # moved out of the collector's generations, a full collection no longer walks it.
-    gc.collect()
-    gc.freeze()
-    if open_browser:
-        threading.Thread(target=_open_when_started, args=(server, url), daemon=True).start()
+    if policy.mode != 'token':
+        console.print('  access    local only (this machine, same-origin)')
+        return url
+    console.print(
+        f'  access    token required (env {settings.env!r}, bound to {settings.host})', markup=False
+    )
+    if not policy.token_generated:
+        console.print(f'  log in    {_link(url + "login")} with the token from SYNAPSE_TOKEN')
+        return url
+    # Printed once, here only: the generated token lives in this process's memory. It travels in
+    # the URL's fragment, which the browser keeps to itself: the login page fills it in.
+    login = f'{url}login#token={policy.token}'
+    console.print(f'  token     {policy.token}', markup=False, highlight=False)
+    console.print(f'  log in    {_link(login)}', soft_wrap=True)
+    return login
+
+
+def _link(url: str) -> str:
+    """Rich markup for a clickable URL (`[::1]` and other brackets are escaped, not markup)."""
+    target = url.replace(' ', '%20').replace(']', '%5D').replace('[', '%5B')
+    return f'[link={target}]{escape(url)}[/link]'
+
+
+def _serve(server: uvicorn.Server, guard: _StartupGuard) -> None:
+    startup_log = logging.getLogger('uvicorn.error')
+    quiet = _DropStartupFailure()
+    startup_log.addFilter(quiet)
     try:
         server.run()
+    except SystemExit:
+        if guard.error is not None:
+            raise StartupFailed(f'could not start the server: {_first_line(guard.error)}') from guard.error
+        raise
     finally:
-        context.store.close()
+        startup_log.removeFilter(quiet)
+    if guard.error is not None:
+        raise StartupFailed(f'could not start the server: {_first_line(guard.error)}') from guard.error
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+class _StartupGuard:
+    """Keeps a failing start-up to one line: remembers the exception, hides uvicorn's traceback.
+
+    Starlette reports a lifespan error to the server as a formatted traceback, which uvicorn
+    logs whole; `run_server` raises the remembered exception instead, which the CLI prints as
+    one line (the traceback with --debug).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.error: BaseException | None = None
+        self.started = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope['type'] != 'lifespan':
+            await self.app(scope, receive, send)
+            return
+
+        async def quiet_send(message: Message) -> None:
+            if message['type'] == 'lifespan.startup.complete':
+                self.started = True
+            elif message['type'] == 'lifespan.startup.failed':
+                message = {'type': 'lifespan.startup.failed', 'message': ''}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, quiet_send)
+        except Exception as exc:
+            if not self.started and self.error is None:
+                self.error = exc
+            raise
+
+
+class _DropStartupFailure(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != 'Application startup failed. Exiting.'
 
 
 def _display_host(host: str) -> str:

@@ -157,9 +157,10 @@ class SpaRoute(BaseRoute):
         try:
             resolved = candidate.resolve()
             resolved.relative_to(self.static_dir.resolve())
+            # `is_file` raises for a name too long for the filesystem instead of saying no.
+            return resolved if resolved.is_file() else None
         except (OSError, ValueError):
             return None
-        return resolved if resolved.is_file() else None
 
 
 def mount_spa(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:

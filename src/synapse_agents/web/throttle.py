@@ -1,12 +1,31 @@
-"""Slowing down repeated failed logins: each failure waits longer, and many in a row lock out."""
+"""Slowing down repeated failed logins: each failure waits longer, and many in a row lock out.
+
+Attempts are counted per connecting address as the ASGI server reports it (`synapse serve` never
+takes it from `X-Forwarded-For` unless `trusted_proxies` names the proxy), and per /64 for IPv6,
+since one IPv6 host usually holds a whole /64.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+
+def throttle_key(address: str) -> str:
+    """The bucket failed attempts from `address` count in: the address, or its IPv6 /64."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f'{ip}/64', strict=False))
+    return str(ip)
 
 
 @dataclass

@@ -4,10 +4,14 @@ import { ChevronRight } from '@/components/icons'
 import { useState } from 'react'
 import { cn } from '@/lib/cn'
 import { CopyButton } from '@/components/common/CopyButton'
+import { formatBytes, formatInt } from '@/lib/format'
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 const MAX_STRING = 600
+/** Entries of an array or object shown at first, and added by each "show more". */
+const MAX_ITEMS = 100
+const MORE_ITEMS = 1000
 
 function isContainer(value: unknown): value is Json[] | Record<string, Json> {
   return typeof value === 'object' && value !== null
@@ -25,11 +29,11 @@ function Primitive({ value }: { value: unknown }) {
   const text = String(value)
   const long = text.length > MAX_STRING && !full
   return (
-    <span className="whitespace-pre-wrap break-words text-emerald-700 dark:text-emerald-400">
+    <span className="whitespace-pre-wrap break-all text-emerald-700 dark:text-emerald-400">
       "{long ? text.slice(0, MAX_STRING) : text}
       {long && (
         <button type="button" onClick={() => setFull(true)} className="mx-1 cursor-pointer rounded bg-muted px-1 text-muted-foreground hover:text-foreground">
-          … {text.length - MAX_STRING} more
+          … show all {formatBytes(text.length)}
         </button>
       )}
       "
@@ -44,6 +48,7 @@ function Key({ name, isIndex }: { name: string | undefined; isIndex: boolean }) 
 
 function Node({ name, isIndex, value, depth, openDepth }: { name?: string; isIndex: boolean; value: unknown; depth: number; openDepth: number }) {
   const [open, setOpen] = useState(depth < openDepth)
+  const [limit, setLimit] = useState(MAX_ITEMS)
   if (!isContainer(value)) {
     return (
       <div className="pl-4">
@@ -84,9 +89,20 @@ function Node({ name, isIndex, value, depth, openDepth }: { name?: string; isInd
       </button>
       {open && (
         <>
-          {items.map(([key, child]) => (
+          {items.slice(0, limit).map(([key, child]) => (
             <Node key={key} name={key} isIndex={array} value={child} depth={depth + 1} openDepth={openDepth} />
           ))}
+          {items.length > limit && (
+            <div className="pl-4">
+              <button
+                type="button"
+                onClick={() => setLimit(limit + MORE_ITEMS)}
+                className="cursor-pointer rounded bg-muted px-1 text-muted-foreground hover:text-foreground"
+              >
+                … {formatInt(items.length - limit)} more {array ? 'items' : 'keys'}, show {formatInt(Math.min(MORE_ITEMS, items.length - limit))}
+              </button>
+            </div>
+          )}
           <div className="text-muted-foreground">{end}</div>
         </>
       )}

@@ -13,7 +13,7 @@ import { ToolStack } from './ToolCard'
 function Part({ part }: { part: AssistantPart }) {
   switch (part.type) {
     case 'text':
-      return part.text ? <Markdown text={part.text} className="text-[14px]" /> : null
+      return part.text ? <Markdown text={part.text} streaming={part.streaming} className="text-[14px]" /> : null
     case 'reasoning':
       return <ThinkingPane text={part.text} streaming={part.streaming} />
     case 'structured-output':

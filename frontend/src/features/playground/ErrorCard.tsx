@@ -2,6 +2,7 @@ import { AlertOctagon, AlertTriangle } from '@/components/icons'
 import { cn } from '@/lib/cn'
 import type { ErrorView } from '@/lib/thread'
 import { Collapsible } from '@/components/ui/collapsible'
+import { LongText } from '@/components/common/LongText'
 
 /** An agent error: class and message always visible, traceback folded. Recoverable ones are softer. */
 export function ErrorCard({ error }: { error: ErrorView }) {
@@ -24,10 +25,14 @@ export function ErrorCard({ error }: { error: ErrorView }) {
             {soft ? 'Recoverable error' : 'Error'}
             {error.className && `: ${error.className}`}
           </p>
-          <p className="whitespace-pre-wrap break-words">{error.message}</p>
+          <p className="whitespace-pre-wrap break-words">
+            <LongText text={error.message} />
+          </p>
           {error.traceback && (
             <Collapsible label="Traceback" className="pt-1">
-              <pre className="max-h-80 overflow-auto rounded-md border bg-background/70 p-3 font-mono text-[11px] leading-relaxed">{error.traceback}</pre>
+              <pre className="max-h-80 overflow-auto rounded-md border bg-background/70 p-3 font-mono text-[11px] leading-relaxed">
+                <LongText text={error.traceback} limit={50_000} />
+              </pre>
             </Collapsible>
           )}
         </div>

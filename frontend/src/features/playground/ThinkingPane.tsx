@@ -1,6 +1,7 @@
 import { Brain, ChevronRight } from '@/components/icons'
 import { useId, useState } from 'react'
 import { cn } from '@/lib/cn'
+import { LongText } from '@/components/common/LongText'
 
 /** The model's reasoning, kept apart from the answer and folded away unless asked for. */
 export function ThinkingPane({ text, streaming }: { text: string; streaming: boolean }) {
@@ -21,8 +22,8 @@ export function ThinkingPane({ text, streaming }: { text: string; streaming: boo
         <span className="ml-auto font-mono text-[11px]">{text.length.toLocaleString()} chars</span>
       </button>
       {open && (
-        <div id={id} className="max-h-80 overflow-y-auto whitespace-pre-wrap border-t px-3 py-2 text-[13px] italic leading-relaxed text-muted-foreground">
-          {text}
+        <div id={id} className="max-h-80 overflow-y-auto whitespace-pre-wrap break-words border-t px-3 py-2 text-[13px] italic leading-relaxed text-muted-foreground">
+          <LongText text={text} limit={50_000} />
         </div>
       )}
     </div>

@@ -9,6 +9,7 @@ import { formatDuration } from '@/lib/format'
 import { useResource } from '@/lib/resource'
 import type { ToolView } from '@/lib/thread'
 import { JsonView } from '@/components/json/JsonView'
+import { LongText } from '@/components/common/LongText'
 
 const STATUS_LABEL: Record<ToolStatus, string> = {
   pending: 'Running',
@@ -56,15 +57,15 @@ function ToolBody({ tool: preview }: { tool: ToolView }) {
     <div className="space-y-3 border-t px-3 py-3">
       <Section title="Arguments">
         {streamingArgs ? (
-          <pre className="rounded-md border bg-muted/40 p-2 font-mono text-xs whitespace-pre-wrap">{tool.argsText || '…'}</pre>
+          <pre className="rounded-md border bg-muted/40 p-2 font-mono text-xs whitespace-pre-wrap break-all">{tool.argsText ? <LongText text={tool.argsText} /> : '…'}</pre>
         ) : (
           <JsonView value={tool.args ?? {}} />
         )}
       </Section>
       {tool.status === 'error' ? (
         <Section title="Error">
-          <pre className="whitespace-pre-wrap rounded-md border border-destructive/30 bg-destructive/5 p-2 font-mono text-xs text-destructive">
-            {tool.error || 'The tool failed.'}
+          <pre className="whitespace-pre-wrap break-words rounded-md border border-destructive/30 bg-destructive/5 p-2 font-mono text-xs text-destructive">
+            <LongText text={tool.error || 'The tool failed.'} />
           </pre>
           {tool.result !== undefined && tool.result !== null && <JsonView value={tool.result} />}
         </Section>

@@ -1,7 +1,8 @@
 """`GET /api/attachments/{message_id}/{index}`: a file sent with a chat message.
 
-The file is found through the message row, never through the URL: `message_id` and `index` only
-select a stored reference, and the reference's path must resolve inside that message's own folder
+The file is found through the message row, never through the URL: `message_id` (checked to be a
+Synapse id before anything is read) and `index` only select a stored reference, and the
+reference's path must resolve inside that message's own folder
 (`chat.attachments.resolve_path`). What a browser could run never renders: only an allowlist of
 passive types is served inline, with the bare type (no parameters from the upload); everything else
 is `application/octet-stream` with `Content-Disposition: attachment`. The file name in
@@ -19,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...chat.attachments import resolve_path, sanitise_name
 from ...store.history import attachment_reference
+from ...store.ids import is_valid_id, shown_id
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses
 
@@ -75,9 +77,11 @@ async def attachment(
     message_id: str, index: int, context: Annotated[SynapseContext, Depends(get_context)]
 ) -> FileResponse:
     """The stored file, with a safe content type and `nosniff`."""
-    found = await run_in_threadpool(attachment_reference, context.store, message_id, index)
+    found = None
+    if is_valid_id(message_id):
+        found = await run_in_threadpool(attachment_reference, context.store, message_id, index)
     if found is None:
-        raise ApiError(404, f'No attachment {index} on message {message_id!r}.')
+        raise ApiError(404, f'No attachment {index} on message {shown_id(message_id)}.')
     conversation_id, reference = found
     path = resolve_path(context.store.attachments_dir, reference, conversation_id, message_id)
     if path is None:

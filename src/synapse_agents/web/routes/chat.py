@@ -80,7 +80,7 @@ _MESSAGE_OR_FILE = [
             'content': {'text/event-stream': {'schema': STREAM_EVENT}},
             'headers': STREAM_RESPONSE_HEADERS,
         },
-        **error_responses(404, 409, 413, 422),
+        **error_responses(404, 409, 413, 422, 503, 507),
     },
     openapi_extra={
         'requestBody': {'content': {'multipart/form-data': {'schema': {'anyOf': _MESSAGE_OR_FILE}}}}
@@ -140,7 +140,7 @@ async def chat(
             TurnInput(target, message, uploads, conversation_id or None, model or None)
         )
     except TurnRejected as exc:
-        raise ApiError(exc.status, exc.message) from exc
+        raise ApiError(exc.status, exc.message, code=exc.code) from exc
     if setup_error is not None:
         prepared.setup_error = setup_error
     return StreamingResponse(

@@ -1,37 +1,28 @@
-"""The history API: list, replay, rename, delete and clear conversations; one tool call in full."""
+"""The history API: list, replay, rename, delete and clear conversations; one tool call in full.
+
+An id in a path is checked to be a Synapse id (`errors.require_id`) before anything is read: any
+other text is a 404 that touches neither the database nor the disk.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from pydantic_core import to_json
 from starlette.concurrency import run_in_threadpool
 
-from ...store.history import (
-    PAGE_SIZE,
-    ConversationFilters,
-    conversation_row,
-    conversation_thread,
-    list_conversations,
-    tool_invocation,
-)
+from ...store.history import PAGE_SIZE, ConversationFilters, list_conversations
+from ...store.ids import shown_id
+from ...store.rows import summary_of
+from ...store.thread import conversation_thread, tool_invocation
 from ..context import SynapseContext, get_context
-from ..errors import ApiError
+from ..errors import ApiError, require_id
 from .chat import chat_service
 from .schemas import ConversationPage, ConversationRow, Deleted, Thread, ToolInvocationFull
 
 router = APIRouter(tags=['conversations'])
-
-
-class FastJSON(JSONResponse):
-    """JSON rendered by pydantic-core (several times faster than `json.dumps` on large threads)."""
-
-    def render(self, content: object) -> bytes:
-        return to_json(content)
 
 
 Context = Annotated[SynapseContext, Depends(get_context)]
@@ -88,7 +79,7 @@ async def conversations(
     date_to: Annotated[str, Query(alias='to', json_schema_extra=_ISO)] = '',
     sort: Annotated[Literal['newest', 'oldest'], Query()] = 'newest',
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
-) -> JSONResponse:
+) -> ConversationPage:
     """A page of conversations (25) matching the filters, newest first by default, and the total."""
     filters = ConversationFilters(
         search=search.strip() or None,
@@ -102,30 +93,27 @@ async def conversations(
     )
     rows, total, exact = await run_in_threadpool(list_conversations, context.store, filters)
     pages = (total + PAGE_SIZE - 1) // PAGE_SIZE
-    return FastJSON(
-        {
-            'conversations': rows,
-            'total': total,
-            'total_exact': exact,
-            'page': page,
-            'page_size': PAGE_SIZE,
-            'pages': pages,
-        }
+    return ConversationPage(
+        conversations=[ConversationRow.of(row) for row in rows],
+        total=total,
+        total_exact=exact,
+        page=page,
+        page_size=PAGE_SIZE,
+        pages=pages,
     )
 
 
 @router.get('/api/conversations/{conversation_id}', response_model=Thread)
-async def conversation(conversation_id: str, context: Context) -> JSONResponse:
+async def conversation(conversation_id: str, context: Context) -> Thread:
     """The whole thread in order, with tool invocations inside the answers that made them."""
+    require_id(conversation_id, 'conversation')
     thread = await run_in_threadpool(conversation_thread, context.store, conversation_id)
     if thread is None:
-        raise ApiError(404, f'No conversation with id {conversation_id!r}.')
-    agent_key = thread['conversation']['agent_key']
-    thread['conversation'].update(await _agent_facts(context, agent_key))
-    return FastJSON(thread)
+        raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
+    return Thread.of(thread, **await _agent_facts(context, thread.conversation.agent_key))
 
 
-async def _agent_facts(context: SynapseContext, slug: str) -> dict[str, Any]:
+async def _agent_facts(context: SynapseContext, slug: str) -> dict[str, bool]:
     from ...chat.service import AgentLookupError, find_agent
 
     try:
@@ -147,8 +135,9 @@ class Rename(BaseModel):
 
 
 @router.patch('/api/conversations/{conversation_id}', response_model=ConversationRow)
-async def rename(conversation_id: str, body: Rename, context: Context) -> JSONResponse:
+async def rename(conversation_id: str, body: Rename, context: Context) -> ConversationRow:
     """Rename a conversation (1 to 200 characters)."""
+    require_id(conversation_id, 'conversation')
     title = ' '.join(body.title.split())
     if not title:
         raise ApiError(
@@ -156,32 +145,34 @@ async def rename(conversation_id: str, body: Rename, context: Context) -> JSONRe
         )
     renamed = await run_in_threadpool(context.store.rename_conversation, conversation_id, title)
     if renamed is None:
-        raise ApiError(404, f'No conversation with id {conversation_id!r}.')
-    return FastJSON(conversation_row(renamed))
+        raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
+    return ConversationRow.of(summary_of(renamed))
 
 
 @router.delete('/api/conversations/{conversation_id}', response_model=Deleted)
-async def delete(conversation_id: str, context: Context) -> JSONResponse:
+async def delete(conversation_id: str, context: Context) -> Deleted:
     """Delete a conversation with its messages, tool rows, ledger rows and files."""
+    require_id(conversation_id, 'conversation')
     await chat_service(context).writes.drain()
     report = await run_in_threadpool(context.store.delete_conversation, conversation_id)
     if report.conversations == 0:
-        raise ApiError(404, f'No conversation with id {conversation_id!r}.')
-    return FastJSON({'deleted': report.as_dict()})
+        raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
+    return Deleted.of(report)
 
 
 @router.post('/api/conversations/clear', response_model=Deleted)
-async def clear(context: Context) -> JSONResponse:
+async def clear(context: Context) -> Deleted:
     """Delete every conversation and everything that belongs to one."""
     await chat_service(context).writes.drain()
     report = await run_in_threadpool(context.store.clear)
-    return FastJSON({'deleted': report.as_dict()})
+    return Deleted.of(report)
 
 
 @router.get('/api/tool-invocations/{tool_id}', response_model=ToolInvocationFull)
-async def one_tool_invocation(tool_id: str, context: Context) -> JSONResponse:
+async def one_tool_invocation(tool_id: str, context: Context) -> ToolInvocationFull:
     """One tool invocation with its arguments and result in full (the replay may cut them)."""
+    require_id(tool_id, 'tool invocation')
     found = await run_in_threadpool(tool_invocation, context.store, tool_id)
     if found is None:
-        raise ApiError(404, f'No tool invocation with id {tool_id!r}.')
-    return FastJSON(found)
+        raise ApiError(404, f'No tool invocation with id {shown_id(tool_id)}.')
+    return ToolInvocationFull.of(found)

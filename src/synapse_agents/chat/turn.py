@@ -1,0 +1,331 @@
+"""One turn streaming: the UI message stream of a prepared turn, and how it is stored.
+
+`TurnStream.stream` queues the turn's first rows, runs `agent.run_stream_events` with the per-run
+`Recorder` capability, encodes each event as soon as it exists, and stores the answer. One
+catch-all covers everything from building the model and the deps to the last event: any exception
+becomes an error row and an `error` chunk followed by `finish`. A client that goes away cancels
+the run; what it produced is stored as interrupted. The stream waits for the database once, for
+the final write, just before `finish`.
+
+A turn the store cannot write is never reported as saved: when its first or its last write fails
+(a full disk, a read-only or broken database), the stream ends with an error card saying so
+(`TurnNotSaved`: "This turn could not be saved: database or disk is full") and `finish`; the final
+`messageMetadata` has `saved: false` and `null` for each id whose row is not stored (`saved: true`
+once everything is committed). Its attachment files are removed when its messages are not stored.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import AsyncIterator
+from concurrent.futures import Future
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from pydantic_ai.messages import ModelMessage, UserContent
+from pydantic_ai.models import Model
+from pydantic_ai.run import AgentRunResult
+
+from ..protocol import SynapseEventStream, TurnFailure, encode_chunk
+from ..protocol.encoder import jsonable
+from ..store.files import remove_inside
+from ..store.ids import is_valid_id, new_id
+from ..store.recording import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
+from ..store.write_queue import TurnWrites, WriteQueue
+from .attachments import SavedAttachment
+from .models import MissingApiKey
+from .outcome import (
+    TurnNotSaved,
+    answer_text,
+    display_parts,
+    dump_messages,
+    is_recoverable,
+    usage_cost,
+    usage_summary,
+)
+from .recorder import Recorder
+from .target import TurnTarget
+
+
+class DepsUnavailable(RuntimeError):
+    """The agent needs deps and Synapse has no factory to build them."""
+
+
+@dataclass
+class PreparedTurn:
+    """A turn ready to stream: ids decided, history loaded, files saved, model chosen."""
+
+    target: TurnTarget
+    message: str
+    conversation_id: str
+    new_conversation: bool
+    run_id: str
+    user_message_id: str
+    assistant_message_id: str
+    history: list[ModelMessage]
+    attachments: list[SavedAttachment]
+    model: Model | None
+    model_name: str | None
+    provider: str | None
+    setup_error: BaseException | None = None
+
+
+class TurnStream:
+    """One turn streaming: runs the agent, encodes its events, stores how it ended."""
+
+    def __init__(self, turn: PreparedTurn, queue: WriteQueue, attachments_dir: Path) -> None:
+        self.queue = queue
+        self.attachments_dir = attachments_dir
+        self.turn = turn
+        self.started = time.perf_counter()
+        self.handle: Any = None
+        self.result: AgentRunResult[Any] | None = None
+        self.duration_ms: int | None = None
+        self.ended = False
+        self.writes = TurnWrites(queue)
+        self.begun: Future[Any] | None = None
+        """The `begin_turn` write."""
+        self.saved: bool | None = None
+        """Whether every write of the turn committed (None until the final write is done)."""
+        self.lost_start = False
+        self.lost_answer = False
+        self.recorder = Recorder(
+            writes=self.writes,
+            conversation_id=turn.conversation_id,
+            message_id=turn.assistant_message_id,
+            run_id=turn.run_id,
+            agent_key=turn.target.slug,
+        )
+
+    # -- the stream ----------------------------------------------------------------------
+
+    async def stream(self) -> AsyncIterator[str]:
+        turn = self.turn
+        self.begun = self.writes.submit(
+            begin_turn(
+                TurnStart(
+                    conversation_id=turn.conversation_id,
+                    new_conversation=turn.new_conversation,
+                    agent_key=turn.target.slug,
+                    agent_name=turn.target.name,
+                    run_id=turn.run_id,
+                    user_message_id=turn.user_message_id,
+                    assistant_message_id=turn.assistant_message_id,
+                    content=turn.message,
+                    attachments=[a.reference() for a in turn.attachments],
+                    meta={'model': turn.model_name, 'provider': turn.provider},
+                )
+            )
+        )
+        encoder = SynapseEventStream(
+            server_message_id=turn.assistant_message_id, metadata=self.metadata, on_failure=self.fail
+        )
+        try:
+            async for chunk in encoder.transform_stream(self.events(), on_complete=self.complete):
+                yield encode_chunk(chunk)
+        except BaseException:
+            # The client went away (cancellation) or the server is stopping: keep what was produced.
+            self.interrupt()
+            raise
+
+    async def events(self) -> AsyncIterator[Any]:
+        turn = self.turn
+        if turn.setup_error is not None:
+            raise turn.setup_error
+        agent = turn.target.agent
+        if agent is None:
+            raise RuntimeError(f'agent {turn.target.slug!r} is not available')
+        deps = await _make_deps(turn.target)
+        prompt: str | list[UserContent] = turn.message
+        if turn.attachments:
+            prompt = [turn.message, *(a.content() for a in turn.attachments)]
+        async with agent.run_stream_events(
+            prompt,
+            message_history=turn.history or None,
+            model=turn.model,
+            deps=deps,
+            capabilities=[self.recorder],
+        ) as handle:
+            self.handle = handle
+            async for event in handle:
+                yield event
+                if self.recorder.notices:
+                    notices = list(self.recorder.notices)
+                    self.recorder.notices.clear()
+                    for notice in notices:
+                        yield notice
+
+    # -- metadata ------------------------------------------------------------------------
+
+    def metadata(self) -> dict[str, Any]:
+        """`messageMetadata`: an id is null when its row could not be stored; `saved` once known."""
+        usage = self._usage()
+        turn = self.turn
+        lost_conversation = self.lost_start and turn.new_conversation
+        metadata = {
+            'conversation_id': None if lost_conversation else turn.conversation_id,
+            'message_id': None if self.lost_start or self.lost_answer else turn.assistant_message_id,
+            'user_message_id': None if self.lost_start else turn.user_message_id,
+            'model': self.recorder.model_name or self.turn.model_name,
+            'provider': self.recorder.provider_name or self.turn.provider,
+            'usage': usage_summary(usage),
+            'cost': usage_cost(usage),
+            'currency': 'USD',
+            'duration_ms': self.duration_ms,
+            'stateless': self.turn.target.stateless,
+        }
+        if self.saved is not None:
+            metadata['saved'] = self.saved
+        return metadata
+
+    def _usage(self) -> Any:
+        if self.result is not None:
+            return self.result.usage
+        if self.handle is not None:
+            try:
+                return self.handle.usage
+            except Exception:
+                return None
+        return None
+
+    def _messages(self) -> list[ModelMessage]:
+        if self.result is not None:
+            return self.result.new_messages()
+        if self.handle is not None:
+            try:
+                return list(self.handle.new_messages())
+            except Exception:
+                return []
+        return []
+
+    # -- endings -------------------------------------------------------------------------
+
+    async def complete(self, result: AgentRunResult[Any]) -> None:
+        """The run finished: store the answer, then the stream sends the final metadata.
+
+        Raises `TurnNotSaved` when the store could not take the turn: the stream then ends with
+        that error card (`fail`) instead of the final metadata of a saved answer."""
+        self.result = result
+        await self._save(self._end('complete'))
+
+    async def fail(self, error: Exception) -> TurnFailure:
+        """The run (or its setup, or saving it) raised: store the error card; the stream shows it."""
+        if isinstance(error, TurnNotSaved):  # nothing more to write: the store just refused
+            return TurnFailure.from_exception(error, recoverable=True)
+        failure = TurnFailure.from_exception(error, recoverable=is_recoverable(error))
+        record = ErrorRecord(
+            message_id=new_id(),
+            exception_class=failure.exception_class,
+            message=failure.message,
+            traceback=failure.traceback,
+            recoverable=failure.recoverable,
+        )
+        if isinstance(error, MissingApiKey):
+            failure.message = str(error)
+            record.message = str(error)
+        try:
+            await self._save(self._end('interrupted', error=record), run_error=error)
+        except TurnNotSaved as not_saved:
+            return TurnFailure.from_exception(not_saved, recoverable=True)
+        return failure
+
+    def interrupt(self) -> None:
+        """The stream was cancelled: queue the partial answer without waiting (we are cancelled)."""
+        if not self.ended:
+            self.writes.submit(end_turn(self._end('interrupted'), started=self.begun))
+
+    async def _save(self, end: TurnEnd, run_error: BaseException | None = None) -> None:
+        """The final write; raises `TurnNotSaved` unless it and every earlier write of the turn committed."""
+        turn = self.turn
+        try:
+            written = await self.writes.run(end_turn(end, started=self.begun))
+        except Exception as exc:
+            cause: BaseException = exc
+            written = False
+            self.lost_answer = True
+            if not self._start_failed():
+                # Awaited, so its commit cannot clear the failure reported below for /api/health.
+                with suppress(Exception):
+                    await self.queue.run(abandon_turn(turn.assistant_message_id, turn.conversation_id))
+        else:
+            if self.writes.failure is None:
+                self.saved = True
+                return
+            cause = self.writes.failure
+        self.saved = False
+        self.queue.report(cause)  # kept for /api/health after the turn's last write
+        if self._start_failed():
+            self.lost_start = True
+            if turn.attachments:
+                await anyio.to_thread.run_sync(
+                    remove_files, self.attachments_dir, turn.conversation_id, turn.user_message_id
+                )
+        partly = written and not self.lost_start
+        raise TurnNotSaved(cause, partly=partly, run_error=run_error) from cause
+
+    def _start_failed(self) -> bool:
+        begun = self.begun
+        return begun is not None and begun.done() and begun.exception() is not None
+
+    def _end(self, status: str, *, error: ErrorRecord | None = None) -> TurnEnd:
+        self.ended = True
+        self.duration_ms = round((time.perf_counter() - self.started) * 1000)
+        messages = self._messages()
+        # Queued before the final write, so the totals it reconciles include them.
+        self.recorder.record_unfinished(messages)
+        result = self.result
+        has_output = result is not None
+        output = result.output if result is not None else None
+        parts = display_parts(messages, output, has_output=has_output)
+        usage = self._usage()
+        summary = usage_summary(usage)
+        return TurnEnd(
+            assistant_message_id=self.turn.assistant_message_id,
+            conversation_id=self.turn.conversation_id,
+            status=status,
+            content=answer_text(parts, output, has_output=has_output),
+            parts=parts,
+            model_messages=dump_messages(messages) if messages else None,
+            usage=jsonable(usage) if usage is not None else None,
+            input_tokens=summary['input_tokens'],
+            output_tokens=summary['output_tokens'],
+            cost=usage_cost(usage),
+            duration_ms=self.duration_ms,
+            meta={
+                'model': self.recorder.model_name or self.turn.model_name,
+                'provider': self.recorder.provider_name or self.turn.provider,
+                'finish_reason': result.response.finish_reason if result is not None else None,
+                'llm_calls': self.recorder.llm_calls,
+            },
+            error=error,
+            notices=[(n.message, {'kind': n.kind, **n.data}) for n in self.recorder.all_notices],
+            tool_count=self.recorder.tool_count,
+        )
+
+
+def remove_files(attachments_dir: Path, conversation_id: str, message_id: str) -> None:
+    """Remove a message's attachment folder, and its conversation's when that is left empty."""
+    if not (is_valid_id(conversation_id) and is_valid_id(message_id)):
+        return
+    folder = attachments_dir / conversation_id / message_id
+    remove_inside(attachments_dir, folder)
+    with suppress(OSError):  # the conversation has other messages' files (or never had a folder)
+        folder.parent.rmdir()
+
+
+async def _make_deps(target: TurnTarget) -> Any:
+    if target.deps_factory is None:
+        if target.deps_required:
+            raise DepsUnavailable(
+                f'{target.name} needs deps, and no deps factory is set: add '
+                "metadata={'synapse.deps_factory': 'module:function'} to the agent."
+            )
+        return None
+    deps = target.deps_factory()
+    if inspect.isawaitable(deps):
+        deps = await deps
+    return deps
