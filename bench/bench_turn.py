@@ -115,12 +115,13 @@ async def run_direct(agent: Any) -> tuple[float, float]:
 
 
 async def run_engine(engine: Any, target: Any) -> tuple[float, float]:
-    from synapse_agents.chat.engine import TurnInput
+    from synapse_agents.chat.request import TurnRequest
+    from synapse_agents.web.vercel import encode_turn
 
     started = time.perf_counter()
     first = None
-    prepared = await engine.prepare(TurnInput(target, 'go'))
-    async for chunk in engine.stream(prepared):
+    prepared = await engine.prepare(TurnRequest(target, 'go'))
+    async for chunk in encode_turn(engine.stream(prepared)):
         if first is None and '"text-delta"' in chunk:
             first = time.perf_counter()
     end = time.perf_counter()

@@ -52,14 +52,14 @@ def tool_then_text_model(tool: str, args: dict[str, Any], text: str) -> Function
     return FunctionModel(stream_function=stream, model_name='scripted')
 
 
-def text_model(text: str) -> FunctionModel:
-    """Streams `text` word by word."""
+def text_model(text: str, model_name: str = 'scripted') -> FunctionModel:
+    """Streams `text` word by word (as `model_name`)."""
 
     async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
         for word in text.split(' '):
             yield word + ' '
 
-    return FunctionModel(stream_function=stream, model_name='scripted')
+    return FunctionModel(stream_function=stream, model_name=model_name)
 
 
 def echo_history_model() -> FunctionModel:
@@ -83,6 +83,9 @@ def echo_history_model() -> FunctionModel:
 
 greeter = Agent(text_model('Hello there friend'), name='greeter')
 """Streams three words."""
+
+priced = Agent(text_model('Priced words', model_name='gpt-4o'), name='priced')
+"""Answers as `gpt-4o`, a model pydantic-ai knows the price of: a turn with a known cost."""
 
 echo = Agent(echo_history_model(), name='echo')
 """Reports the prompts and file sizes it was sent (history and attachments)."""

@@ -1,4 +1,4 @@
-"""Helpers for the chat tests: the catalog of test and demo agents, and a stream decoder.
+"""Helpers for the chat tests: the catalog of test and demo agents, a turn's events, a stream decoder.
 
 The agents are real: `chat_agents` (tests/chat_agents.py, scripted `FunctionModel` agents) and the
 demo agents, found by discovery's own `Catalog` with the slugs it gives them.
@@ -9,14 +9,25 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pydantic_ai.messages import (
+    FunctionToolResultEvent,
+    PartDeltaEvent,
+    PartStartEvent,
+    RetryPromptPart,
+    TextPart,
+    TextPartDelta,
+    ToolReturnPart,
+)
 from sqlalchemy import update
 
+from synapse_agents.chat.events import TurnFailed, TurnFinished
 from synapse_agents.chat.target import TurnTarget
 from synapse_agents.discovery import Catalog, DiscoveredAgent
 from synapse_agents.store import Conversation, Store
@@ -137,7 +148,7 @@ def seed_conversation(
             {},
             tokens[0],
             tokens[1],
-            cost,
+            None if cost is None else Decimal(repr(cost)),
             12,
             {'model': 'm', 'provider': 'p'},
             error=record,
@@ -149,6 +160,42 @@ def seed_conversation(
                 update(Conversation).where(Conversation.id == conversation_id).values(updated_at=updated)
             )
     return conversation_id
+
+
+# -- turn events ---------------------------------------------------------------------------
+
+
+async def collect(events: AsyncIterator[Any]) -> list[Any]:
+    """Every event of a turn (`ChatEngine.stream`), in order."""
+    return [event async for event in events]
+
+
+def finished(events: list[Any]) -> TurnFinished:
+    """The turn's `TurnFinished`, which is always its last event."""
+    last = events[-1]
+    assert isinstance(last, TurnFinished), last
+    return last
+
+
+def failure(events: list[Any]) -> TurnFailed | None:
+    """The turn's `TurnFailed` (None when it did not fail)."""
+    return next((e for e in events if isinstance(e, TurnFailed)), None)
+
+
+def answer_text(events: list[Any]) -> str:
+    """The text the model streamed (text part starts and deltas)."""
+    text = ''
+    for event in events:
+        if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+            text += event.part.content
+        elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+            text += event.delta.content_delta
+    return text
+
+
+def tool_results(events: list[Any]) -> list[ToolReturnPart | RetryPromptPart]:
+    """The results of the function tool calls (a retry prompt for a retried call), in order."""
+    return [e.part for e in events if isinstance(e, FunctionToolResultEvent)]
 
 
 # -- decoding ------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import traceback
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+import pluggy
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -14,6 +15,9 @@ from typer.core import TyperGroup
 
 from . import __version__
 from .settings import LoadedSettings, load_settings
+
+if TYPE_CHECKING:
+    from .runtime import SynapseRuntime
 
 console = Console()
 err_console = Console(stderr=True)
@@ -45,37 +49,22 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
-app = typer.Typer(
-    cls=_OneLineErrors,
-    name='synapse',
-    help='Synapse: a workbench and runtime for pydantic-ai agents.',
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode='rich',
-)
-db_app = typer.Typer(help='Database schema: upgrade and inspect migrations.', no_args_is_help=True)
-app.add_typer(db_app, name='db')
-
-
 def _version(value: bool) -> None:
     if value:
         console.print(f'synapse {__version__}')
         raise typer.Exit()
 
 
-@app.callback()
-def _root(
-    version: Annotated[
-        bool, typer.Option('--version', callback=_version, is_eager=True, help='Print the version and exit.')
-    ] = False,
-    debug: Annotated[bool, typer.Option('--debug', help='Show full tracebacks on errors.')] = False,
-) -> None:
-    _state['debug'] = debug
-
-
 def _settings(**overrides: Any) -> LoadedSettings:
     return load_settings(overrides)
+
+
+def _runtime(ctx: typer.Context) -> SynapseRuntime:
+    """The root for a command that uses the store (no agent catalog: nothing is imported)."""
+    from .cli_db import plugins_of
+    from .runtime import SynapseRuntime
+
+    return SynapseRuntime.open(_settings(), agents=False, plugins=plugins_of(ctx))
 
 
 def _confirm(question: str, yes: bool) -> bool:
@@ -88,10 +77,17 @@ def _confirm(question: str, yes: bool) -> bool:
         return False
 
 
+_REPORTED = {'conversations', 'messages', 'tool_invocations', 'llm_calls'}
+
+
 def _report_deletion(report: Any, what: str) -> None:
+    # Tables a feature or plugin registered are named after Synapse's own.
+    others = ''.join(
+        f'{count} {table} rows, ' for table, count in report.rows_by_table.items() if table not in _REPORTED
+    )
     console.print(
         f'Removed {report.conversations} conversations, {report.messages} messages, '
-        f'{report.tool_invocations} tool invocations, {report.llm_calls} ledger rows '
+        f'{report.tool_invocations} tool invocations, {report.llm_calls} ledger rows, {others}'
         f'and {report.files} attachment files ({_human_bytes(report.bytes)}) {what}.',
         soft_wrap=True,
     )
@@ -109,7 +105,6 @@ def _human_bytes(size: int) -> str:
 # -- serve --------------------------------------------------------------------------------
 
 
-@app.command()
 def serve(
     targets: Annotated[
         list[str] | None,
@@ -133,7 +128,6 @@ def serve(
 # -- agents -------------------------------------------------------------------------------
 
 
-@app.command('agents')
 def agents_command(
     targets: Annotated[
         list[str] | None,
@@ -147,7 +141,7 @@ def agents_command(
     """List the agents Synapse discovers, with their model, tools and problems."""
     from .discovery import Catalog
     from .discovery.report import print_report
-    from .web.server import DEMO_TARGET
+    from .runtime import DEMO_TARGET
 
     loaded = _settings(env_file=env_file, agents=list(targets) if targets else None)
     chosen = list(loaded.settings.agents)
@@ -163,7 +157,6 @@ def agents_command(
 # -- settings -----------------------------------------------------------------------------
 
 
-@app.command('settings')
 def settings_command(
     as_json: Annotated[bool, typer.Option('--json', help='Print JSON instead of a table.')] = False,
 ) -> None:
@@ -193,95 +186,45 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-# -- db -----------------------------------------------------------------------------------
-
-
-@db_app.command('upgrade')
-def db_upgrade(
-    revision: Annotated[str, typer.Argument(help='Target revision.')] = 'head',
-) -> None:
-    """Create or migrate Synapse's tables to the newest revision."""
-    from .store import Store, current_revision, upgrade
-
-    settings = _settings().settings
-    store = Store.open(settings.resolved_database_url, settings.attachments_dir)
-    try:
-        before = current_revision(store.engine)
-        after = upgrade(store.engine, revision)
-    finally:
-        store.close()
-    if before == after:
-        console.print(f'{store.dialect}: already at revision {after}.')
-    else:
-        console.print(f'{store.dialect}: upgraded from {before or "an empty database"} to {after}.')
-
-
-@db_app.command('current')
-def db_current() -> None:
-    """Show the database's revision and the newest one this Synapse knows."""
-    from .store import Store, current_revision, head_revision
-
-    settings = _settings().settings
-    store = Store.open(settings.resolved_database_url, settings.attachments_dir)
-    try:
-        current = current_revision(store.engine)
-    finally:
-        store.close()
-    head = head_revision()
-    state = 'up to date' if current == head else 'run `synapse db upgrade`'
-    console.print(f'{store.dialect}: revision {current or "none"} (newest {head}) — {state}.')
-
-
 # -- prune / clear ------------------------------------------------------------------------
 
 
-@app.command()
 def prune(
+    ctx: typer.Context,
     days: Annotated[
         int | None, typer.Option(min=1, help='Remove conversations not updated for this many days.')
     ] = None,
     yes: Annotated[bool, typer.Option('--yes', '-y', help='Do not ask for confirmation.')] = False,
 ) -> None:
     """Delete old conversations with their messages, tool rows, ledger rows and files."""
-    from .store.setup import open_store
-
-    settings = _settings().settings
-    days = days or settings.retention_days
-    store = open_store(settings)
-    try:
-        count = store.count_older_than(days)
+    with _runtime(ctx) as runtime:
+        store = runtime.store
+        days = days or runtime.settings.retention_days
+        count = store.conversations.count_older_than(days)
         if count == 0:
             console.print(f'Nothing to prune: no conversation is older than {days} days.')
             return
         if not _confirm(f'Delete {count} conversations not updated in {days} days?', yes):
             raise typer.Exit(1)
-        _report_deletion(store.prune(days), f'(older than {days} days)')
-    finally:
-        store.close()
+        _report_deletion(store.conversations.prune(days), f'(older than {days} days)')
 
 
-@app.command()
 def clear(
+    ctx: typer.Context,
     yes: Annotated[bool, typer.Option('--yes', '-y', help='Do not ask for confirmation.')] = False,
 ) -> None:
     """Delete all conversation history, including attachment files."""
-    from .store.setup import open_store
-
-    settings = _settings().settings
-    store = open_store(settings)
-    try:
+    with _runtime(ctx) as runtime:
+        store = runtime.store
         count = store.counts()['conversations']
         if not _confirm(f'Delete all {count} conversations and their attachments?', yes):
             raise typer.Exit(1)
-        _report_deletion(store.clear(), 'in all')
-    finally:
-        store.close()
+        _report_deletion(store.conversations.clear(), 'in all')
 
 
 # -- init ---------------------------------------------------------------------------------
 
 
-@app.command()
 def init() -> None:
     """Add a commented [tool.synapse] section to pyproject.toml and an example agent."""
     from .project_init import init_project
@@ -290,7 +233,47 @@ def init() -> None:
         console.print(line, markup=False, highlight=False)
 
 
-# -- entry point --------------------------------------------------------------------------
+# -- the command line ----------------------------------------------------------------------
+
+
+def command_line(plugins: pluggy.PluginManager | None = None) -> typer.Typer:
+    """The `synapse` command: the core commands plus what the plugins add (`register_commands`)."""
+    from .plugins.manager import default_manager, plugin_commands
+
+    manager = plugins or default_manager()
+    cli = typer.Typer(
+        cls=_OneLineErrors,
+        name='synapse',
+        help='Synapse: a workbench and runtime for pydantic-ai agents.',
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode='rich',
+    )
+
+    @cli.callback()
+    def _root(
+        ctx: typer.Context,
+        version: Annotated[
+            bool,
+            typer.Option('--version', callback=_version, is_eager=True, help='Print the version and exit.'),
+        ] = False,
+        debug: Annotated[bool, typer.Option('--debug', help='Show full tracebacks on errors.')] = False,
+    ) -> None:
+        _state['debug'] = debug
+        ctx.obj = manager  # the commands open the root with the same plugins
+
+    cli.command()(serve)
+    cli.command('agents')(agents_command)
+    cli.command('settings')(settings_command)
+    cli.command()(prune)
+    cli.command()(clear)
+    cli.command()(init)
+    plugin_commands(manager, cli)
+    return cli
+
+
+app = command_line()
 
 
 def main() -> None:

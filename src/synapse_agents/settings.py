@@ -201,10 +201,6 @@ class Settings(BaseSettings):
         """Where uploaded files are kept."""
         return self.home / 'attachments'
 
-    @property
-    def is_production(self) -> bool:
-        return self.env == 'production'
-
 
 SETTING_NAMES: tuple[str, ...] = tuple(Settings.model_fields)
 

@@ -14,6 +14,7 @@ from sqlalchemy import event, update
 from chat_helpers import LOCAL_PEER, LOCAL_URL, agent_catalog, decode
 from chat_helpers import seed_conversation as seed
 from synapse_agents.store import Store
+from synapse_agents.store.ids import new_id
 from synapse_agents.web import SynapseContext
 
 
@@ -191,7 +192,12 @@ def test_start_up_sweeps_turns_left_in_flight_and_serve_prunes(context: SynapseC
     old = seed(store, updated=datetime.now(UTC) - timedelta(days=400))
     crashed = seed(store)
     with store.write() as session:
-        session.execute(update(Message).where(Message.conversation_id == crashed).values(status='streaming'))
+        # Left in flight by a process that is gone (no `store_instances` row).
+        session.execute(
+            update(Message)
+            .where(Message.conversation_id == crashed)
+            .values(status='streaming', owner=new_id())
+        )
     with TestClient(
         create_app(context), base_url=LOCAL_URL, client=LOCAL_PEER
     ) as client:  # not `synapse serve`: no pruning

@@ -176,6 +176,7 @@ OPERATIONS = [
     ('POST', '/api/conversations/clear'),
     ('GET', '/api/tool-invocations/{tool_id}'),
     ('GET', '/api/attachments/{message_id}/{index}'),
+    ('GET', '/api/extensions'),
 ]
 
 

@@ -87,7 +87,7 @@ def filters(rows: list[Row]) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def write(store: Store, rows: list[tuple[Any, ...]]) -> list[Row]:
-    store.clear()
+    store.conversations.clear()
     written = []
     for agent, error, tools, minutes, title, answer in rows:
         updated = NOW - timedelta(minutes=minutes)

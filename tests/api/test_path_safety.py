@@ -224,7 +224,7 @@ def test_home_as_the_project_folder_loses_no_user_file(project: Path, project_cl
     assert client.delete(f'/api/conversations/{first}').status_code == 200
     assert user_files(project) == mine
     store: Store = client.app.state.synapse.store  # type: ignore[attr-defined]
-    store.prune(1, now=datetime.now(UTC) + timedelta(days=2))
+    store.conversations.prune(1, now=datetime.now(UTC) + timedelta(days=2))
     assert store.counts()['conversations'] == 0
     assert user_files(project) == mine
     chat_with_file(client, 'third.txt')

@@ -58,7 +58,7 @@ def test_a_tool_that_raises(chat: TestClient) -> None:
 
     user, assistant, error = thread['messages']
     assert (user['role'], user['content']) == ('user', 'go')
-    assert (assistant['role'], assistant['status']) == ('assistant', 'interrupted')
+    assert (assistant['role'], assistant['status']) == ('assistant', 'failed')
     (part,) = assistant['parts']
     tool = part['tool']
     assert (tool['name'], tool['status'], tool['error']) == (
@@ -89,7 +89,7 @@ def test_a_model_that_fails_halfway_through_its_answer(chat: TestClient) -> None
 
     user, assistant, error = thread['messages']
     assert user['content'] == 'go'
-    assert (assistant['status'], assistant['content']) == ('interrupted', text)  # the partial answer
+    assert (assistant['status'], assistant['content']) == ('failed', text)  # the partial answer
     assert assistant['parts'] == [{'type': 'text', 'text': text}]
     assert error['role'] == 'error' and error['details']['recoverable'] is True
     row = thread['conversation']

@@ -287,6 +287,56 @@ def test_a_server_killed_mid_turn_loses_nothing_else(
     assert statuses == ['complete', 'complete', 'complete', 'interrupted', 'complete', 'complete']
 
 
+@pytest.mark.postgresql
+def test_a_server_restarting_beside_another_leaves_its_live_turn_alone(
+    live_server: Any, project: Path, empty_postgres_database: str
+) -> None:
+    """Two servers on one PostgreSQL: one is killed and restarted while the other is mid-turn; the
+    restart's sweep leaves that turn streaming, and it completes."""
+    from synapse_agents.store import Store, upgrade
+
+    store = Store.open(empty_postgres_database, project / 'unused')
+    upgrade(store.engine)
+    store.close()
+    env = {'SYNAPSE_DATABASE_URL': empty_postgres_database}
+    busy = live_server(['agents'], env=env)
+    other = live_server(['agents'], env=env)
+    data = {'message': 'pause here'}
+    with httpx.stream('POST', f'{busy.url}/api/agents/{SLUG}/chat', data=data, timeout=30) as response:
+        chunks = iter_chunks(response)
+        conversation_id = None
+        for _received, chunk in chunks:
+            if chunk['type'] == 'start':
+                conversation_id = chunk['messageMetadata']['conversation_id']
+            if chunk['type'] == 'tool-input-available':
+                break
+        assert conversation_id is not None
+
+        def in_flight() -> bool:
+            # The turn's first rows may still be on their way to the database (queued, not awaited).
+            found = httpx.get(f'{busy.url}/api/conversations/{conversation_id}', timeout=10)
+            messages = found.json()['messages'] if found.status_code == 200 else []
+            return len(messages) == 2 and [t['status'] for t in tools_of(messages[1])] == ['pending']
+
+        wait_for(in_flight, 'the pending tool row to be committed')
+        other.process.kill()
+        other.process.wait(10)
+        restarted = live_server(['agents'], env=env)  # its start-up sweep has run once it answers
+        assert 'left in flight' not in restarted.output()
+        answer = thread(restarted.url, conversation_id)['messages'][1]
+        assert answer['status'] == 'streaming'
+        assert [t['status'] for t in tools_of(answer)] == ['pending']
+
+        (project / 'marks' / 'resume').touch()
+        rest = [chunk for _received, chunk in chunks]
+    assert rest[-1]['type'] == '[DONE]' and 'Done after 1 prompts.' in ''.join(
+        c.get('delta', '') for c in rest
+    )
+    answer = thread(restarted.url, conversation_id)['messages'][1]
+    assert answer['status'] == 'complete'
+    assert [(t['name'], t['status']) for t in tools_of(answer)] == [('pause', 'success')]
+
+
 # -- 20 chats at once on SQLite ---------------------------------------------------------------
 
 COUNTERS_DISAGREE = """

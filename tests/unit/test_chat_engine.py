@@ -1,18 +1,22 @@
-"""The turn engine on every selected database: recording, memory, attachments, every error path."""
+"""The turn engine on every selected database: its events, recording, memory, attachments, every
+error path."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pydantic_ai.usage import UsageLimits
+from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, TextPart, ToolReturnPart
+from pydantic_ai.run import AgentRunResultEvent
 from sqlalchemy import select
 
-from chat_helpers import decode, turn_target, types
+from chat_helpers import answer_text, collect, failure, finished, tool_results, turn_target
 from synapse_agents.chat.attachments import Upload
-from synapse_agents.chat.engine import ChatEngine, TurnInput, TurnRejected
+from synapse_agents.chat.engine import ChatEngine, TurnRejected
+from synapse_agents.chat.events import TurnFailed, TurnFinished, TurnStarted
+from synapse_agents.chat.request import TurnRequest
 from synapse_agents.chat.target import TurnTarget
 from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
 from synapse_agents.store.recording import sweep_in_flight
@@ -30,11 +34,19 @@ def engine(store: Store) -> Iterator[ChatEngine]:
 
 async def run_turn(
     engine: ChatEngine, target: TurnTarget, message: str, **kwargs: Any
-) -> tuple[Any, list[dict[str, Any]]]:
-    prepared = await engine.prepare(TurnInput(target, message, **kwargs))
-    sse = ''.join([chunk async for chunk in engine.stream(prepared)])
+) -> tuple[Any, list[Any]]:
+    """Prepare and run one turn; its prepared form and every event it yielded."""
+    prepared = await engine.prepare(TurnRequest(target, message, **kwargs))
+    events = await collect(engine.stream(prepared))
     await engine.writes.drain()
-    return prepared, decode(sse)
+    return prepared, events
+
+
+def card(events: list[Any]) -> TurnFailed:
+    """The turn's error card (it must have one)."""
+    failed = failure(events)
+    assert failed is not None, 'the turn did not fail'
+    return failed
 
 
 def rows(store: Store, model: Any, **where: Any) -> list[Any]:
@@ -46,22 +58,34 @@ def rows(store: Store, model: Any, **where: Any) -> list[Any]:
 
 
 async def test_a_turn_records_everything(engine: ChatEngine, store: Store) -> None:
-    prepared, chunks = await run_turn(engine, turn_target('chat_agents.shop'), 'Where is A-1?')
-    assert types(chunks)[0] == 'start' and types(chunks)[-2:] == ['finish', '[DONE]']
-    assert 'tool-output-available' in types(chunks)
-    final = chunks[-2]['messageMetadata']
-    assert final['conversation_id'] == prepared.conversation_id
-    assert final['message_id'] == prepared.assistant_message_id
-    assert final['usage']['requests'] == 2 and final['usage']['tool_calls'] == 1
-    assert final['model'] == 'scripted' and final['provider'] == 'function'
-    assert final['cost'] is None  # unknown price stays null, never 0
+    prepared, events = await run_turn(engine, turn_target('chat_agents.shop'), 'Where is A-1?')
+    started = events[0]
+    assert isinstance(started, TurnStarted)
+    assert (started.conversation_id, started.message_id, started.run_id) == (
+        prepared.conversation_id,
+        prepared.assistant_message_id,
+        prepared.run_id,
+    )
+    assert isinstance(events[-2], AgentRunResultEvent) and failure(events) is None
+    (result,) = tool_results(events)
+    assert result.tool_name == 'lookup' and result.content == {'order_id': 'A-1', 'status': 'shipped'}
+    assert answer_text(events).strip() == 'It shipped.'
+    final = finished(events)
+    assert (final.status, final.saved) == ('complete', True)
+    assert final.conversation_id == prepared.conversation_id
+    assert final.message_id == prepared.assistant_message_id
+    assert final.usage is not None and (final.usage.requests, final.usage.tool_calls) == (2, 1)
+    assert final.model == 'scripted' and final.provider == 'function'
+    assert final.cost is None  # unknown price stays None, never 0
+    assert final.duration_ms is not None
 
-    conversation = store.get_conversation(prepared.conversation_id)
+    conversation = store.conversations.get(prepared.conversation_id)
     assert conversation is not None
     assert conversation.title == 'Where is A-1?'
     assert conversation.message_count == 2 and conversation.tool_count == 1
-    assert conversation.input_tokens == final['usage']['input_tokens'] > 0
+    assert conversation.input_tokens == final.usage.input_tokens > 0
     assert conversation.cost is None and conversation.has_error is False
+    assert conversation.origin == 'playground' and conversation.tenant_type is None
 
     user, assistant = rows(store, Message, conversation_id=prepared.conversation_id)
     assert (user.role, assistant.role, assistant.status) == ('user', 'assistant', 'complete')
@@ -77,29 +101,41 @@ async def test_a_turn_records_everything(engine: ChatEngine, store: Store) -> No
 
     calls = rows(store, LlmCall, conversation_id=prepared.conversation_id)
     assert len(calls) == 2 and all(c.module == 'chat' and c.agent_key == 'chat_agents.shop' for c in calls)
+    assert all(c.run_id == prepared.run_id and c.parent_run_id is None for c in calls)
     assert all(c.cost is None and c.currency is None for c in calls)
     assert sum(c.input_tokens for c in calls) == conversation.input_tokens
+
+
+async def test_the_result_comes_once_the_answer_is_stored(engine: ChatEngine, store: Store) -> None:
+    prepared = await engine.prepare(TurnRequest(turn_target('chat_agents.greeter'), 'hi'))
+    seen = False
+    async for event in engine.stream(prepared):
+        if isinstance(event, AgentRunResultEvent):
+            seen = True
+            (_, assistant) = rows(store, Message, conversation_id=prepared.conversation_id)
+            assert (assistant.status, assistant.content.strip()) == ('complete', 'Hello there friend')
+    assert seen
 
 
 async def test_multi_turn_replays_history_and_stateless_does_not(engine: ChatEngine, store: Store) -> None:
     stateful = turn_target('chat_agents.echo')
     first, _ = await run_turn(engine, stateful, 'one')
-    _, chunks = await run_turn(engine, stateful, 'two', conversation_id=first.conversation_id)
-    assert 'prompts=2' in ''.join(c.get('delta', '') for c in chunks)
+    _, events = await run_turn(engine, stateful, 'two', conversation_id=first.conversation_id)
+    assert 'prompts=2' in answer_text(events)
 
     stateless = turn_target('chat_agents.echo-stateless')
     first, _ = await run_turn(engine, stateless, 'one')
-    _, chunks = await run_turn(engine, stateless, 'two', conversation_id=first.conversation_id)
-    assert 'prompts=1' in ''.join(c.get('delta', '') for c in chunks)
-    assert chunks[0]['messageMetadata']['stateless'] is True
+    _, events = await run_turn(engine, stateless, 'two', conversation_id=first.conversation_id)
+    assert 'prompts=1' in answer_text(events)
+    assert events[0].stateless is True and finished(events).stateless is True
     assert len(rows(store, Message, conversation_id=first.conversation_id)) == 4
 
 
 async def test_attachments_are_saved_referenced_and_replayed(engine: ChatEngine, store: Store) -> None:
     target = turn_target('chat_agents.echo')
     upload = Upload('../../etc/pass wd.txt', 'text/plain', b'hello file')
-    first, chunks = await run_turn(engine, target, 'read this', uploads=[upload])
-    assert 'files=[10]' in ''.join(c.get('delta', '') for c in chunks)
+    first, events = await run_turn(engine, target, 'read this', uploads=[upload])
+    assert 'files=[10]' in answer_text(events)
     user = rows(store, Message, conversation_id=first.conversation_id)[0]
     (reference,) = user.attachments
     assert reference['name'] == 'pass_wd.txt' and reference['size'] == 10
@@ -107,33 +143,30 @@ async def test_attachments_are_saved_referenced_and_replayed(engine: ChatEngine,
     assert path.read_bytes() == b'hello file'
     assistant = rows(store, Message, conversation_id=first.conversation_id)[1]
     assert 'aGVsbG8gZmlsZQ' not in str(assistant.model_messages)  # the bytes are not embedded
-    _, chunks = await run_turn(engine, target, 'again', conversation_id=first.conversation_id)
-    assert 'files=[10]' in ''.join(c.get('delta', '') for c in chunks)  # read back from disk
+    _, events = await run_turn(engine, target, 'again', conversation_id=first.conversation_id)
+    assert 'files=[10]' in answer_text(events)  # read back from disk
 
 
 async def test_a_tool_that_raises_becomes_an_error_card(engine: ChatEngine, store: Store) -> None:
-    prepared, chunks = await run_turn(engine, turn_target('chat_agents.boom'), 'go')
-    assert types(chunks)[-5:] == ['tool-output-error', 'data-error', 'error', 'finish', '[DONE]'] or types(
-        chunks
-    )[-6:-2] == ['tool-output-error', 'data-error', 'error', 'finish-step']
-    error_chunk = next(c for c in chunks if c['type'] == 'data-error')['data']
-    assert error_chunk['class'] == 'RuntimeError' and error_chunk['message'] == 'inventory down'
-    assert 'Traceback' in error_chunk['traceback'] and error_chunk['recoverable'] is False
-    assert (
-        next(c for c in chunks if c['type'] == 'tool-output-error')['errorText']
-        == 'RuntimeError: inventory down'
-    )
-    assert chunks[-2]['finishReason'] == 'error'
+    prepared, events = await run_turn(engine, turn_target('chat_agents.boom'), 'go')
+    assert [type(e) for e in events[-2:]] == [TurnFailed, TurnFinished]
+    assert not any(isinstance(e, AgentRunResultEvent) for e in events)
+    failed = card(events)
+    assert failed.exception_class == 'RuntimeError' and failed.message == 'inventory down'
+    assert 'Traceback' in failed.traceback and failed.recoverable is False
+    assert isinstance(failed.error, RuntimeError)
+    assert finished(events).saved is True
     error_row = rows(store, Message, conversation_id=prepared.conversation_id, role='error')[0]
     assert error_row.details['class'] == 'RuntimeError' and error_row.content == 'inventory down'
     (tool,) = rows(store, ToolInvocation, conversation_id=prepared.conversation_id)
     assert tool.status == 'error' and tool.error == 'RuntimeError: inventory down'
-    assert store.get_conversation(prepared.conversation_id).has_error is True  # type: ignore[union-attr]
+    assert store.conversations.get(prepared.conversation_id).has_error is True  # type: ignore[union-attr]
 
 
 async def test_model_retry_is_a_tool_error_not_a_turn_error(engine: ChatEngine, store: Store) -> None:
-    prepared, chunks = await run_turn(engine, turn_target('chat_agents.picky'), 'go')
-    assert 'tool-output-error' in types(chunks)
+    prepared, events = await run_turn(engine, turn_target('chat_agents.picky'), 'go')
+    (retried,) = tool_results(events)[:1]
+    assert failure(events) is None and isinstance(retried, ToolReturnPart) and retried.outcome == 'retried'
     tools = rows(store, ToolInvocation, conversation_id=prepared.conversation_id)
     assert tools[0].status == 'error' and 'try harder' in (tools[0].error or '')
 
@@ -145,75 +178,63 @@ async def test_model_retry_is_a_tool_error_not_a_turn_error(engine: ChatEngine, 
 )
 async def test_model_errors(engine: ChatEngine, store: Store, status: str, recoverable: bool) -> None:
     # `chat_agents.failing` answers with the HTTP error its message names.
-    prepared, chunks = await run_turn(engine, turn_target('chat_agents.failing'), f'{status} hello')
-    assert types(chunks) == ['start', 'data-error', 'error', 'finish', '[DONE]']
-    assert chunks[1]['data']['class'] == 'ModelHTTPError' and status in chunks[1]['data']['message']
-    assert chunks[1]['data']['recoverable'] is recoverable
+    prepared, events = await run_turn(engine, turn_target('chat_agents.failing'), f'{status} hello')
+    assert [type(e) for e in events] == [TurnStarted, TurnFailed, TurnFinished]
+    failed = card(events)
+    assert failed.exception_class == 'ModelHTTPError' and status in failed.message
+    assert failed.recoverable is recoverable
     messages = rows(store, Message, conversation_id=prepared.conversation_id)
     assert [m.role for m in messages] == ['user', 'error']  # the empty answer is not kept
 
 
-async def test_usage_limit_deps_factory_and_missing_key(engine: ChatEngine, store: Store) -> None:
-    shop = turn_target('chat_agents.shop')
-    prepared = await engine.prepare(TurnInput(shop, 'go'))
-    limited = [c async for c in _stream_with(engine, prepared, usage_limits=UsageLimits(request_limit=1))]
-    assert any('UsageLimitExceeded' in c for c in limited)
-
+async def test_deps_factory_and_missing_key(engine: ChatEngine, store: Store) -> None:
     # Its `synapse.deps_factory` (found by discovery) raises.
-    _, chunks = await run_turn(engine, turn_target('chat_agents.needs-deps'), 'go')
-    assert next(c for c in chunks if c['type'] == 'data-error')['data']['message'] == 'no database'
+    _, events = await run_turn(engine, turn_target('chat_agents.needs-deps'), 'go')
+    assert card(events).message == 'no database'
 
-    _, chunks = await run_turn(engine, turn_target('chat_agents.no-factory'), 'go')
-    assert next(c for c in chunks if c['type'] == 'data-error')['data']['class'] == 'DepsUnavailable'
+    _, events = await run_turn(engine, turn_target('chat_agents.no-factory'), 'go')
+    assert card(events).exception_class == 'DepsUnavailable'
 
     keyed = turn_target('chat_agents.keyed')
     assert keyed.missing_env == 'OPENAI_API_KEY'
-    _, chunks = await run_turn(engine, keyed, 'go')
-    assert 'OPENAI_API_KEY' in next(c for c in chunks if c['type'] == 'data-error')['data']['message']
+    _, events = await run_turn(engine, keyed, 'go')
+    assert 'OPENAI_API_KEY' in card(events).message
 
-    _, chunks = await run_turn(engine, shop, 'go', model_id='anthropic:claude-sonnet-5-5')
-    assert 'ANTHROPIC_API_KEY' in next(c for c in chunks if c['type'] == 'error')['errorText']
+    _, events = await run_turn(
+        engine, turn_target('chat_agents.shop'), 'go', model_id='anthropic:claude-sonnet-5-5'
+    )
+    assert 'ANTHROPIC_API_KEY' in card(events).message
 
-    _, chunks = await run_turn(engine, TurnTarget(agent=None, slug='gone', name='gone'), 'go')
-    assert types(chunks) == ['start', 'data-error', 'error', 'finish', '[DONE]']
-
-
-async def _stream_with(engine: ChatEngine, prepared: Any, **run_kwargs: Any) -> AsyncIterator[str]:
-    agent = prepared.target.agent
-    original = agent.run_stream_events
-
-    def patched(*args: Any, **kwargs: Any) -> Any:
-        return original(*args, **{**kwargs, **run_kwargs})
-
-    agent.run_stream_events = patched
-    try:
-        async for chunk in engine.stream(prepared):
-            yield chunk
-    finally:
-        del agent.run_stream_events
-        await engine.writes.drain()
+    _, events = await run_turn(engine, TurnTarget(agent=None, slug='gone', name='gone'), 'go')
+    assert [type(e) for e in events] == [TurnStarted, TurnFailed, TurnFinished]
 
 
 async def test_unknown_or_foreign_conversation_is_rejected(engine: ChatEngine) -> None:
     target = turn_target('chat_agents.greeter')
     with pytest.raises(TurnRejected) as missing:
-        await engine.prepare(TurnInput(target, 'x', conversation_id='nope'))
+        await engine.prepare(TurnRequest(target, 'x', conversation_id='nope'))
     assert missing.value.status == 404
     first, _ = await run_turn(engine, target, 'hello')
     other = turn_target('chat_agents.echo')
     with pytest.raises(TurnRejected) as foreign:
-        await engine.prepare(TurnInput(other, 'x', conversation_id=first.conversation_id))
+        await engine.prepare(TurnRequest(other, 'x', conversation_id=first.conversation_id))
     assert foreign.value.status == 409
+
+
+def _is_text(event: Any) -> bool:
+    return (isinstance(event, PartStartEvent) and isinstance(event.part, TextPart)) or isinstance(
+        event, PartDeltaEvent
+    )
 
 
 async def test_a_cancelled_turn_is_stored_as_interrupted(engine: ChatEngine, store: Store) -> None:
     # `chat_agents.slow` streams 'partial answer ', then sleeps 30 s.
     started = asyncio.Event()
-    prepared = await engine.prepare(TurnInput(turn_target('chat_agents.slow'), 'go'))
+    prepared = await engine.prepare(TurnRequest(turn_target('chat_agents.slow'), 'go'))
 
     async def consume() -> None:
-        async for chunk in engine.stream(prepared):
-            if '"text-delta"' in chunk:
+        async for event in engine.stream(prepared):
+            if _is_text(event):
                 started.set()
 
     task = asyncio.create_task(consume())
@@ -228,8 +249,20 @@ async def test_a_cancelled_turn_is_stored_as_interrupted(engine: ChatEngine, sto
     assert assistant.content.startswith('partial answer')
 
 
+async def test_a_stream_closed_early_is_stored_as_interrupted(engine: ChatEngine, store: Store) -> None:
+    prepared = await engine.prepare(TurnRequest(turn_target('chat_agents.slow'), 'go'))
+    events = engine.stream(prepared)
+    async for event in events:
+        if _is_text(event):
+            break
+    await events.aclose()  # the consumer stops reading: the turn ends now, not at garbage collection
+    await engine.writes.drain()
+    assistant = rows(store, Message, conversation_id=prepared.conversation_id, role='assistant')[0]
+    assert assistant.status == 'interrupted' and assistant.content.startswith('partial answer')
+
+
 def test_sweep_marks_turns_left_in_flight(store: Store) -> None:
-    conversation = store.create_conversation(agent_key='a')
+    conversation = store.conversations.create(agent_key='a')
     with store.write() as session:
         session.add(
             Message(conversation_id=conversation.id, role='assistant', status='streaming', content='')
@@ -238,7 +271,7 @@ def test_sweep_marks_turns_left_in_flight(store: Store) -> None:
             ToolInvocation(conversation_id=conversation.id, tool_call_id='c', name='t', status='pending')
         )
     with store.write() as session:
-        assert sweep_in_flight(session) == (1, 1)
+        assert sweep_in_flight(session.connection()) == (1, 1)
     assert rows(store, Message)[0].status == 'interrupted'
     assert rows(store, ToolInvocation)[0].status == 'interrupted'
     with store.read() as session:

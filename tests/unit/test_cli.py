@@ -71,8 +71,8 @@ def seed(isolated_env: Path, *, old: int, fresh: int) -> Store:
     invoke('db', 'upgrade')
     store = home_store(isolated_env)
     for index in range(old + fresh):
-        conversation = store.create_conversation(agent_key='a', title=str(index))
-        folder = store.conversation_files_dir(conversation.id)
+        conversation = store.conversations.create(agent_key='a', title=str(index))
+        folder = store.conversations.files_dir(conversation.id)
         folder.mkdir(parents=True)
         (folder / 'f.txt').write_bytes(b'x' * 10)
         if index < old:

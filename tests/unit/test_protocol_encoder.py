@@ -1,4 +1,5 @@
-"""The encoder's output for a whole turn, as a snapshot (ids and timings replaced by placeholders)."""
+"""The UI message stream of a whole turn, as the chat route encodes the engine's events: a snapshot
+(ids and timings replaced by placeholders)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import pytest
 from pydantic_ai.models import KnownModelName
 
 from chat_helpers import anonymise, decode, turn_target
-from synapse_agents.chat.engine import ChatEngine, TurnInput
+from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.models import PROVIDER_ENV, PROVIDER_MODELS, provider_of, selectable_models
+from synapse_agents.chat.request import TurnRequest
 from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.web.vercel import encode_turn
 
 
 @pytest.fixture
@@ -24,8 +27,8 @@ def engine(store: Store) -> Iterator[ChatEngine]:
 
 @pytest.mark.anyio
 async def test_tool_turn_snapshot(engine: ChatEngine) -> None:
-    prepared = await engine.prepare(TurnInput(turn_target('chat_agents.shop'), 'Where is A-1?'))
-    chunks = anonymise(decode(''.join([c async for c in engine.stream(prepared)])))
+    prepared = await engine.prepare(TurnRequest(turn_target('chat_agents.shop'), 'Where is A-1?'))
+    chunks = anonymise(decode(''.join([c async for c in encode_turn(engine.stream(prepared))])))
     usage = {
         'input_tokens': 100, 'output_tokens': 7, 'cache_read_tokens': 0, 'cache_write_tokens': 0,
         'reasoning_tokens': 0, 'requests': 2, 'tool_calls': 1,

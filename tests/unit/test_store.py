@@ -68,7 +68,7 @@ def test_sqlite_runs_in_wal_mode_with_busy_timeout(tmp_path: Path) -> None:
 
 
 def fill_conversation(store: Store, *, files: int = 2) -> Conversation:
-    conversation = store.create_conversation(agent_key='demo.support', agent_name='support', title='Hello')
+    conversation = store.conversations.create(agent_key='demo.support', agent_name='support', title='Hello')
     with store.write() as session:
         user = Message(
             conversation_id=conversation.id,
@@ -103,7 +103,7 @@ def fill_conversation(store: Store, *, files: int = 2) -> Conversation:
         session.add(
             LlmCall(conversation_id=conversation.id, module='chat', provider='synapse', input_tokens=10)
         )
-    folder = store.conversation_files_dir(conversation.id) / 'x'
+    folder = store.conversations.files_dir(conversation.id) / 'x'
     folder.mkdir(parents=True)
     for index in range(files):
         (folder / f'{index}-a.txt').write_bytes(b'abc')
@@ -112,40 +112,40 @@ def fill_conversation(store: Store, *, files: int = 2) -> Conversation:
 
 def test_round_trip_keeps_json_and_utc_times(store: Store) -> None:
     conversation = fill_conversation(store)
-    loaded = store.get_conversation(conversation.id)
+    loaded = store.conversations.get(conversation.id)
     assert loaded is not None
     assert loaded.title == 'Hello'
     assert loaded.created_at.tzinfo is not None
     assert abs(loaded.created_at - datetime.now(UTC)) < timedelta(minutes=1)
-    messages = store.messages(conversation.id)
+    messages = store.conversations.messages(conversation.id)
     assert [m.role for m in messages] == ['user', 'assistant']
     assert messages[0].attachments[0]['name'] == 'a.txt'
     assert messages[1].meta == {'model': 'synapse-demo', 'provider': 'synapse'}
     assert messages[1].cost is None
-    tools = store.tool_invocations(conversation.id)
+    tools = store.conversations.tool_invocations(conversation.id)
     assert tools[0].result == {'status': 'shipped', 'nested': [1, 2]}
     assert tools[0].started_at.tzinfo is not None
 
 
 def test_ids_are_time_ordered(store: Store) -> None:
-    first = store.create_conversation(agent_key='a')
-    second = store.create_conversation(agent_key='a')
+    first = store.conversations.create(agent_key='a')
+    second = store.conversations.create(agent_key='a')
     assert first.id < second.id
     assert len(first.id) == 36
 
 
 def test_rename(store: Store) -> None:
-    conversation = store.create_conversation(agent_key='a', title='old')
-    renamed = store.rename_conversation(conversation.id, 'new title')
+    conversation = store.conversations.create(agent_key='a', title='old')
+    renamed = store.conversations.rename(conversation.id, 'new title')
     assert renamed is not None and renamed.title == 'new title'
-    assert store.get_conversation(conversation.id).title == 'new title'  # type: ignore[union-attr]
-    assert store.rename_conversation('missing', 'x') is None
+    assert store.conversations.get(conversation.id).title == 'new title'  # type: ignore[union-attr]
+    assert store.conversations.rename('missing', 'x') is None
 
 
 def test_delete_cascades_to_rows_and_files(store: Store) -> None:
     keep = fill_conversation(store, files=1)
     gone = fill_conversation(store, files=2)
-    report = store.delete_conversation(gone.id)
+    report = store.conversations.delete(gone.id)
     assert report.as_dict() == {
         'conversations': 1,
         'messages': 2,
@@ -154,14 +154,14 @@ def test_delete_cascades_to_rows_and_files(store: Store) -> None:
         'files': 2,
         'bytes': 6,
     }
-    assert not store.conversation_files_dir(gone.id).exists()
-    assert store.get_conversation(gone.id) is None
+    assert not store.conversations.files_dir(gone.id).exists()
+    assert store.conversations.get(gone.id) is None
     with store.read() as session:
         assert session.scalars(select(Message).where(Message.conversation_id == gone.id)).all() == []
         assert session.scalars(select(LlmCall).where(LlmCall.conversation_id == gone.id)).all() == []
-    assert store.get_conversation(keep.id) is not None
-    assert store.conversation_files_dir(keep.id).exists()
-    assert len(store.messages(keep.id)) == 2
+    assert store.conversations.get(keep.id) is not None
+    assert store.conversations.files_dir(keep.id).exists()
+    assert len(store.conversations.messages(keep.id)) == 2
 
 
 def test_prune_removes_only_old_conversations(store: Store) -> None:
@@ -171,12 +171,12 @@ def test_prune_removes_only_old_conversations(store: Store) -> None:
         row = session.get(Conversation, old.id)
         assert row is not None
         row.updated_at = datetime.now(UTC) - timedelta(days=10)
-    assert store.count_older_than(7) == 1
-    report = store.prune(7)
+    assert store.conversations.count_older_than(7) == 1
+    report = store.conversations.prune(7)
     assert report.conversations == 1 and report.messages == 2 and report.files == 2
-    assert store.get_conversation(old.id) is None
-    assert store.get_conversation(fresh.id) is not None
-    assert store.prune(7).rows == 0
+    assert store.conversations.get(old.id) is None
+    assert store.conversations.get(fresh.id) is not None
+    assert store.conversations.prune(7).rows == 0
 
 
 def test_clear_removes_everything_including_orphans(store: Store) -> None:
@@ -189,7 +189,7 @@ def test_clear_removes_everything_including_orphans(store: Store) -> None:
     orphan_file = store.attachments_dir / new_id() / 'f.bin'
     orphan_file.parent.mkdir(parents=True)
     orphan_file.write_bytes(b'12345')
-    report = store.clear()
+    report = store.conversations.clear()
     assert report.conversations == 2
     assert report.messages == 5
     assert report.files == 5

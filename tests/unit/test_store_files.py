@@ -115,9 +115,14 @@ def test_owned_entries_are_id_named_real_folders_only(tree: Path, tmp_path: Path
     assert owned_entries(tmp_path / 'missing') == []
 
 
+# Fixed ids (not `new_id()` at collection time), so every pytest-xdist worker collects the same tests.
+AN_ID = '01a23123-696e-7344-a3b9-80299f5abe08'
+
+
 @pytest.mark.parametrize(
     ('conversation_id', 'message_id'),
-    [('..', 'm'), (new_id(), '..'), ('.', new_id()), ('%2e%2e', new_id()), ('x' * 10_000, new_id())],
+    [('..', 'm'), (AN_ID, '..'), ('.', AN_ID), ('%2e%2e', AN_ID), ('x' * 10_000, AN_ID)],
+    ids=['dot-dot', 'message-dot-dot', 'dot', 'encoded', 'long'],
 )
 def test_uploads_are_saved_only_under_two_ids(tmp_path: Path, conversation_id: str, message_id: str) -> None:
     root = tmp_path / 'home' / 'attachments'

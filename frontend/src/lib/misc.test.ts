@@ -85,10 +85,10 @@ describe('replay', () => {
       cache_read_tokens: 1,
     })
   })
-  it('an interrupted answer is "stopped" unless an error explains it', () => {
+  it('an interrupted answer is "stopped"; a failed one is shown with its error card', () => {
     const base = { content: '', created_at: '', parts: [], usage: null, input_tokens: null, output_tokens: null, cost: null, duration_ms: null, meta: null }
     const items = replayItems([
-      { id: 'a', role: 'assistant', status: 'interrupted', ...base },
+      { id: 'a', role: 'assistant', status: 'failed', ...base },
       { id: 'e', role: 'error', status: 'complete', content: 'boom', created_at: '', details: null },
       { id: 'b', role: 'assistant', status: 'interrupted', ...base },
     ])

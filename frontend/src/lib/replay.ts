@@ -58,7 +58,7 @@ function part(p: ReplayPart, index: number, messageId: string): AssistantPart | 
 }
 
 export function replayItems(messages: ReplayMessage[]): ThreadItem[] {
-  return messages.map((message, index): ThreadItem => {
+  return messages.map((message): ThreadItem => {
     switch (message.role) {
       case 'user':
         return {
@@ -82,8 +82,8 @@ export function replayItems(messages: ReplayMessage[]): ThreadItem[] {
           input: message.input_tokens,
           output: message.output_tokens,
         })
-        // An interrupted answer followed by its error card failed; one without was stopped.
-        const stopped = message.status === 'interrupted' && messages[index + 1]?.role !== 'error'
+        // A `failed` answer is shown with the error card that follows it; an `interrupted` one was stopped.
+        const stopped = message.status === 'interrupted'
         return {
           kind: 'assistant',
           id: message.id,

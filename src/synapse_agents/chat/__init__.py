@@ -1,11 +1,28 @@
-"""Chat turns: run one turn of an agent, stream it, record it, replay the conversation.
+"""Chat turns: run one turn of an agent, yield its events, record it, replay the conversation.
 
-See docs/chat.md. `ChatEngine` runs turns against a store; `TurnTarget` is what it runs (an agent
-with the facts discovery found about it); `Recorder` is the per-run recording capability.
+See docs/chat.md. `ChatEngine` runs turns against a store; a `TurnRequest` says what to run (a
+`TurnTarget`: an agent with the facts discovery found about it) and how; the turn yields
+pydantic-ai's events plus Synapse's (`chat.events`); `Recorder` is the per-run recording capability.
 """
 
-from .engine import ChatEngine, PreparedTurn, TurnInput, TurnRejected
+from .engine import ChatEngine, PreparedTurn, TurnRejected
+from .events import Notice, TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from .recorder import Recorder
+from .request import TurnRequest
+from .scope import Scope
 from .target import TurnTarget
 
-__all__ = ['ChatEngine', 'PreparedTurn', 'Recorder', 'TurnInput', 'TurnRejected', 'TurnTarget']
+__all__ = [
+    'ChatEngine',
+    'Notice',
+    'PreparedTurn',
+    'Recorder',
+    'Scope',
+    'TurnEvent',
+    'TurnFailed',
+    'TurnFinished',
+    'TurnRejected',
+    'TurnRequest',
+    'TurnStarted',
+    'TurnTarget',
+]

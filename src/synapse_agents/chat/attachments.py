@@ -55,10 +55,16 @@ def sanitise_name(name: str | None) -> str:
 _MEDIA_TYPE = re.compile(r'[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*')
 
 
+def media_type_essence(declared: object) -> str | None:
+    """The bare type of a declared media type (`type/subtype`, lowercased, no parameters), or None."""
+    essence = str(declared or '').split(';', 1)[0].strip().lower()
+    return essence if _MEDIA_TYPE.fullmatch(essence) else None
+
+
 def guess_media_type(name: str, declared: str | None) -> str:
     """The declared type (its bare essence, lowercased) when it is one, else a guess from the name."""
-    essence = (declared or '').split(';', 1)[0].strip().lower()
-    if _MEDIA_TYPE.fullmatch(essence) and essence != 'application/octet-stream':
+    essence = media_type_essence(declared)
+    if essence is not None and essence != 'application/octet-stream':
         return essence
     return mimetypes.guess_type(name)[0] or 'application/octet-stream'
 

@@ -4,7 +4,8 @@
 conversation exists and belongs to the agent, earlier turns as history, uploads saved); its errors
 are the route's 4xx answers, and uploads the disk refuses are a 507 (`store_full`) or 503
 (`store_unavailable`) with the files already written for the turn removed. `ChatEngine.stream`
-then yields the UI message stream (`chat/turn.py`).
+then yields the turn's domain events (`chat/events.py`) and records it (`chat/turn.py`); encoding
+them for a client is the front door's business (the HTTP route: `web/vercel.py`).
 
 Database I/O never runs on the event loop: reads go to the threadpool, writes to the store's
 `WriteQueue` (whose thread commits them in batches).
@@ -13,21 +14,22 @@ Database I/O never runs on the event loop: reads go to the threadpool, writes to
 from __future__ import annotations
 
 import errno
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 import anyio.to_thread
 from pydantic_ai.messages import AgentStreamEvent, ModelMessage
 from pydantic_ai.models import Model
 
-from ..protocol import Notice
 from ..store import Conversation, Store
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
-from .attachments import SavedAttachment, Upload, save_uploads
+from .attachments import SavedAttachment, save_uploads
+from .events import Notice, TurnEvent
 from .models import DEMO_MODEL_ID, MissingApiKey, build_model
 from .replay import load_history
+from .request import TurnRequest
+from .scope import Scope
 from .target import TurnTarget
 from .turn import DepsUnavailable, PreparedTurn, TurnStream, remove_files
 
@@ -42,17 +44,6 @@ class TurnRejected(Exception):
         self.code = code
 
 
-@dataclass
-class TurnInput:
-    """A chat request: the agent, the message and its files, and the options."""
-
-    target: TurnTarget
-    message: str
-    uploads: list[Upload] = field(default_factory=list)
-    conversation_id: str | None = None
-    model_id: str | None = None
-
-
 class ChatEngine:
     """Runs chat turns against one store."""
 
@@ -64,17 +55,18 @@ class ChatEngine:
     def attachments_dir(self) -> Path:
         return self.store.attachments_dir
 
-    async def prepare(self, turn: TurnInput) -> PreparedTurn:
+    async def prepare(self, turn: TurnRequest) -> PreparedTurn:
         """Check the request and load what the run needs; raises `TurnRejected` for a 4xx answer."""
         target = turn.target
         history: list[ModelMessage] = []
         new_conversation = turn.conversation_id is None
+        scope = turn.scope
         conversation_id = turn.conversation_id or new_id()
         if not new_conversation:
             if not is_valid_id(conversation_id):  # before the database or the disk sees it
                 raise TurnRejected(404, f'No conversation with id {shown_id(conversation_id)}.')
-            conversation = await anyio.to_thread.run_sync(self.store.get_conversation, conversation_id)
-            _check_conversation(conversation, conversation_id, target.slug)
+            conversation = await anyio.to_thread.run_sync(self.store.conversations.get, conversation_id)
+            scope = _check_conversation(conversation, conversation_id, target.slug, scope)
             if not target.stateless:
                 history = await anyio.to_thread.run_sync(
                     load_history, self.store, conversation_id, self.attachments_dir
@@ -106,16 +98,26 @@ class ChatEngine:
             model_name=name,
             provider=provider,
             setup_error=error,
+            origin=turn.origin,
+            module=turn.module,
+            scope=scope,
+            usage_limits=turn.usage_limits,
+            capabilities=tuple(turn.capabilities),
+            parent_run_id=turn.parent_run_id,
         )
 
-    async def stream(self, turn: PreparedTurn) -> AsyncIterator[str]:
-        """The turn as server-sent events, each yielded the moment it exists."""
-        run = TurnStream(turn, self.writes, self.attachments_dir)
-        async for chunk in run.stream():
-            yield chunk
+    def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
+        """The turn's events, each yielded the moment it exists (see `chat/events.py`).
+
+        Close the generator (`contextlib.aclosing`) when you stop reading early: the turn is then
+        stored as interrupted at once rather than when the generator is collected."""
+        return TurnStream(turn, self.writes, self.attachments_dir).events()
 
 
-def _check_conversation(conversation: Conversation | None, conversation_id: str, slug: str) -> None:
+def _check_conversation(
+    conversation: Conversation | None, conversation_id: str, slug: str, scope: Scope
+) -> Scope:
+    """The conversation's scope, once it is known to exist, to be this agent's and to be in `scope`."""
     if conversation is None:
         raise TurnRejected(404, f'No conversation with id {shown_id(conversation_id)}.')
     if conversation.agent_key != slug:
@@ -123,6 +125,10 @@ def _check_conversation(conversation: Conversation | None, conversation_id: str,
             409,
             f'Conversation {conversation_id!r} belongs to agent {conversation.agent_key!r}, not {slug!r}.',
         )
+    stored = Scope.from_columns(conversation)
+    if not scope.empty and scope != stored:
+        raise TurnRejected(409, f'Conversation {conversation_id!r} belongs to another scope.')
+    return stored
 
 
 def _choose_model(
@@ -163,6 +169,7 @@ __all__ = [
     'DepsUnavailable',
     'Notice',
     'PreparedTurn',
-    'TurnInput',
+    'TurnEvent',
     'TurnRejected',
+    'TurnRequest',
 ]

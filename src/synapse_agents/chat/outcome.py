@@ -3,25 +3,43 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
+from pydantic import TypeAdapter
 from pydantic_ai.exceptions import ModelHTTPError, UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelResponse,
     NativeToolCallPart,
+    NativeToolReturnPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
 )
 from pydantic_ai.usage import RunUsage
 
-from ..protocol.encoder import jsonable
 from ..store.write_queue import store_error_text
 from .attachments import strip_binary
 
 _RECOVERABLE_STATUS = {408, 409, 425, 429}
+
+_any = TypeAdapter(Any)
+
+
+def jsonable(value: Any) -> Any:
+    """`value` as plain JSON data (pydantic models, dataclasses and dates included)."""
+    return _any.dump_python(value, mode='json', fallback=str)
+
+
+def native_tool_status(part: NativeToolReturnPart) -> str:
+    """Synapse's status for a native tool result: `success`, `error` or `interrupted`."""
+    if part.outcome in ('failed', 'retried', 'denied'):
+        return 'error'
+    if part.outcome == 'interrupted':
+        return 'interrupted'
+    return 'success'
 
 
 class TurnNotSaved(RuntimeError):
@@ -64,9 +82,17 @@ def usage_summary(usage: RunUsage | None) -> dict[str, int]:
     }
 
 
-def usage_cost(usage: RunUsage | None) -> float | None:
-    """The run's cost in USD, None when any price is unknown."""
-    return float(usage.cost) if usage is not None and usage.cost is not None else None
+def usage_cost(usage: RunUsage | None) -> Decimal | None:
+    """The run's cost in USD, exact (pydantic-ai prices in `Decimal`); None when any price is unknown."""
+    return Decimal(usage.cost) if usage is not None and usage.cost is not None else None
+
+
+def cost_number(cost: Decimal | None) -> float | None:
+    """A cost as the wire sends it: a JSON number (a `Decimal` would be encoded as a string).
+
+    A float prints the decimal it came from for up to 15 significant digits, which any price has.
+    """
+    return float(cost) if cost is not None else None
 
 
 def display_parts(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import KW_ONLY, dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from pydantic_ai import RunContext
@@ -42,12 +43,12 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
 
-from ..protocol import Notice, native_tool_status
-from ..protocol.encoder import jsonable
 from ..store.ids import new_id
 from ..store.models import utcnow
 from ..store.recording import record_llm_call, tool_finished, tool_started
 from ..store.write_queue import TurnWrites, WriteQueue
+from .events import Notice
+from .outcome import jsonable, native_tool_status
 
 _ERROR_OUTCOMES = ('failed', 'retried', 'denied')
 
@@ -72,6 +73,10 @@ class Recorder(AbstractCapability[Any]):
     message_id: str
     run_id: str
     agent_key: str
+    module: str = 'chat'
+    """The ledger module of the run's model requests (`llm_calls.module`)."""
+    parent_run_id: str | None = None
+    """The run that started this one, kept on each ledger row."""
     notices: list[Notice] = field(default_factory=list)
     """Notices not yet sent to the stream (the engine drains them)."""
     all_notices: list[Notice] = field(default_factory=list)
@@ -101,15 +106,16 @@ class Recorder(AbstractCapability[Any]):
     def record_response(self, response: ModelResponse, duration_ms: int | None) -> None:
         """Write the ledger row for a model response and note a fallback."""
         usage = response.usage
-        cost = float(usage.cost) if usage.cost is not None else None
+        cost = Decimal(usage.cost) if usage.cost is not None else None
         self.model_name = response.model_name or self.model_name
         self.provider_name = response.provider_name or self.provider_name
         self.llm_calls += 1
         row = {
             'id': new_id(),
             'run_id': self.run_id,
+            'parent_run_id': self.parent_run_id,
             'conversation_id': self.conversation_id,
-            'module': 'chat',
+            'module': self.module,
             'agent_key': self.agent_key,
             'provider': response.provider_name,
             'model': response.model_name,

@@ -1,42 +1,44 @@
-"""One turn streaming: the UI message stream of a prepared turn, and how it is stored.
+"""One turn running: the domain events of a prepared turn, and how it is stored.
 
-`TurnStream.stream` queues the turn's first rows, runs `agent.run_stream_events` with the per-run
-`Recorder` capability, encodes each event as soon as it exists, and stores the answer. One
-catch-all covers everything from building the model and the deps to the last event: any exception
-becomes an error row and an `error` chunk followed by `finish`. A client that goes away cancels
-the run; what it produced is stored as interrupted. The stream waits for the database once, for
-the final write, just before `finish`.
+`TurnStream.events` queues the turn's first rows, runs `agent.run_stream_events` with the per-run
+`Recorder` capability (and the request's own capabilities, usage limits and scope), yields each
+event as soon as it exists (`chat/events.py`), and stores the answer. One catch-all covers
+everything from building the model and the deps to the last event: any exception becomes an error
+row and a `TurnFailed` event. A consumer that goes away (cancellation, closing the stream) ends the
+run; what it produced is stored as interrupted. The turn waits for the database once, for the
+final write, before it yields the run's result.
 
 A turn the store cannot write is never reported as saved: when its first or its last write fails
-(a full disk, a read-only or broken database), the stream ends with an error card saying so
-(`TurnNotSaved`: "This turn could not be saved: database or disk is full") and `finish`; the final
-`messageMetadata` has `saved: false` and `null` for each id whose row is not stored (`saved: true`
-once everything is committed). Its attachment files are removed when its messages are not stored.
+(a full disk, a read-only or broken database), the turn ends with a `TurnFailed` saying so
+(`TurnNotSaved`: "This turn could not be saved: database or disk is full"); its `TurnFinished` has
+`saved=False` and None for each id whose row is not stored (`saved=True` once everything is
+committed). Its attachment files are removed when its messages are not stored.
 """
 
 from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, Sequence
 from concurrent.futures import Future
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
+from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, UserContent
 from pydantic_ai.models import Model
-from pydantic_ai.run import AgentRunResult
+from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
+from pydantic_ai.usage import UsageLimits
 
-from ..protocol import SynapseEventStream, TurnFailure, encode_chunk
-from ..protocol.encoder import jsonable
 from ..store.files import remove_inside
 from ..store.ids import is_valid_id, new_id
 from ..store.recording import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
 from ..store.write_queue import TurnWrites, WriteQueue
 from .attachments import SavedAttachment
+from .events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from .models import MissingApiKey
 from .outcome import (
     TurnNotSaved,
@@ -44,10 +46,12 @@ from .outcome import (
     display_parts,
     dump_messages,
     is_recoverable,
+    jsonable,
     usage_cost,
     usage_summary,
 )
 from .recorder import Recorder
+from .scope import METADATA_KEY, Scope
 from .target import TurnTarget
 
 
@@ -72,10 +76,16 @@ class PreparedTurn:
     model_name: str | None
     provider: str | None
     setup_error: BaseException | None = None
+    origin: str = 'playground'
+    module: str = 'chat'
+    scope: Scope = field(default_factory=Scope)
+    usage_limits: UsageLimits | None = None
+    capabilities: Sequence[AbstractCapability[Any]] = ()
+    parent_run_id: str | None = None
 
 
 class TurnStream:
-    """One turn streaming: runs the agent, encodes its events, stores how it ended."""
+    """One turn running: runs the agent, yields its events, stores how it ended."""
 
     def __init__(self, turn: PreparedTurn, queue: WriteQueue, attachments_dir: Path) -> None:
         self.queue = queue
@@ -93,18 +103,24 @@ class TurnStream:
         """Whether every write of the turn committed (None until the final write is done)."""
         self.lost_start = False
         self.lost_answer = False
+        self.status = 'streaming'
+        """The assistant row's status (final once the turn has ended)."""
         self.recorder = Recorder(
             writes=self.writes,
             conversation_id=turn.conversation_id,
             message_id=turn.assistant_message_id,
             run_id=turn.run_id,
             agent_key=turn.target.slug,
+            module=turn.module,
+            parent_run_id=turn.parent_run_id,
         )
 
-    # -- the stream ----------------------------------------------------------------------
+    # -- the events ----------------------------------------------------------------------
 
-    async def stream(self) -> AsyncIterator[str]:
+    async def events(self) -> AsyncGenerator[TurnEvent, None]:
+        """The turn's events (see `chat/events.py`); the turn is stored by the time each ends."""
         turn = self.turn
+        scope = turn.scope.columns()
         self.begun = self.writes.submit(
             begin_turn(
                 TurnStart(
@@ -118,69 +134,86 @@ class TurnStream:
                     content=turn.message,
                     attachments=[a.reference() for a in turn.attachments],
                     meta={'model': turn.model_name, 'provider': turn.provider},
+                    origin=turn.origin,
+                    tenant_type=scope['tenant_type'],
+                    tenant_id=scope['tenant_id'],
+                    actor_type=scope['actor_type'],
+                    actor_id=scope['actor_id'],
+                    subject_type=scope['subject_type'],
+                    subject_id=scope['subject_id'],
                 )
             )
         )
-        encoder = SynapseEventStream(
-            server_message_id=turn.assistant_message_id, metadata=self.metadata, on_failure=self.fail
-        )
+        failure: TurnFailed | None = None
         try:
-            async for chunk in encoder.transform_stream(self.events(), on_complete=self.complete):
-                yield encode_chunk(chunk)
+            yield TurnStarted(
+                conversation_id=turn.conversation_id,
+                message_id=turn.assistant_message_id,
+                user_message_id=turn.user_message_id,
+                run_id=turn.run_id,
+                model=turn.model_name,
+                provider=turn.provider,
+                stateless=turn.target.stateless,
+            )
+            if turn.setup_error is not None:
+                raise turn.setup_error
+            agent = turn.target.agent
+            if agent is None:
+                raise RuntimeError(f'agent {turn.target.slug!r} is not available')
+            deps = await _make_deps(turn.target)
+            prompt: str | list[UserContent] = turn.message
+            if turn.attachments:
+                prompt = [turn.message, *(a.content() for a in turn.attachments)]
+            async with agent.run_stream_events(
+                prompt,
+                message_history=turn.history or None,
+                model=turn.model,
+                deps=deps,
+                usage_limits=turn.usage_limits,
+                metadata={METADATA_KEY: turn.scope.as_json()},
+                capabilities=[self.recorder, *turn.capabilities],
+            ) as handle:
+                self.handle = handle
+                async for event in handle:
+                    if isinstance(event, AgentRunResultEvent):
+                        failure = await self._complete(event.result)
+                        if failure is not None:
+                            break
+                    yield event
+                    if self.recorder.notices:
+                        notices = list(self.recorder.notices)
+                        self.recorder.notices.clear()
+                        for notice in notices:
+                            yield notice
+        except Exception as error:
+            failure = await self._fail(error)
         except BaseException:
-            # The client went away (cancellation) or the server is stopping: keep what was produced.
+            # Cancelled, or the consumer closed the stream: keep what was produced.
             self.interrupt()
             raise
+        if failure is not None:
+            yield failure
+        yield self._finished()
 
-    async def events(self) -> AsyncIterator[Any]:
-        turn = self.turn
-        if turn.setup_error is not None:
-            raise turn.setup_error
-        agent = turn.target.agent
-        if agent is None:
-            raise RuntimeError(f'agent {turn.target.slug!r} is not available')
-        deps = await _make_deps(turn.target)
-        prompt: str | list[UserContent] = turn.message
-        if turn.attachments:
-            prompt = [turn.message, *(a.content() for a in turn.attachments)]
-        async with agent.run_stream_events(
-            prompt,
-            message_history=turn.history or None,
-            model=turn.model,
-            deps=deps,
-            capabilities=[self.recorder],
-        ) as handle:
-            self.handle = handle
-            async for event in handle:
-                yield event
-                if self.recorder.notices:
-                    notices = list(self.recorder.notices)
-                    self.recorder.notices.clear()
-                    for notice in notices:
-                        yield notice
-
-    # -- metadata ------------------------------------------------------------------------
-
-    def metadata(self) -> dict[str, Any]:
-        """`messageMetadata`: an id is null when its row could not be stored; `saved` once known."""
+    def _finished(self) -> TurnFinished:
+        """The last event: an id is None when its row could not be stored."""
         usage = self._usage()
         turn = self.turn
         lost_conversation = self.lost_start and turn.new_conversation
-        metadata = {
-            'conversation_id': None if lost_conversation else turn.conversation_id,
-            'message_id': None if self.lost_start or self.lost_answer else turn.assistant_message_id,
-            'user_message_id': None if self.lost_start else turn.user_message_id,
-            'model': self.recorder.model_name or self.turn.model_name,
-            'provider': self.recorder.provider_name or self.turn.provider,
-            'usage': usage_summary(usage),
-            'cost': usage_cost(usage),
-            'currency': 'USD',
-            'duration_ms': self.duration_ms,
-            'stateless': self.turn.target.stateless,
-        }
-        if self.saved is not None:
-            metadata['saved'] = self.saved
-        return metadata
+        return TurnFinished(
+            conversation_id=None if lost_conversation else turn.conversation_id,
+            message_id=None if self.lost_start or self.lost_answer else turn.assistant_message_id,
+            user_message_id=None if self.lost_start else turn.user_message_id,
+            run_id=turn.run_id,
+            status=self.status,
+            saved=self.saved,
+            model=self.recorder.model_name or turn.model_name,
+            provider=self.recorder.provider_name or turn.provider,
+            usage=usage,
+            cost=usage.cost if usage is not None else None,
+            duration_ms=self.duration_ms,
+            stateless=turn.target.stateless,
+        )
 
     def _usage(self) -> Any:
         if self.result is not None:
@@ -204,19 +237,20 @@ class TurnStream:
 
     # -- endings -------------------------------------------------------------------------
 
-    async def complete(self, result: AgentRunResult[Any]) -> None:
-        """The run finished: store the answer, then the stream sends the final metadata.
-
-        Raises `TurnNotSaved` when the store could not take the turn: the stream then ends with
-        that error card (`fail`) instead of the final metadata of a saved answer."""
+    async def _complete(self, result: AgentRunResult[Any]) -> TurnFailed | None:
+        """The run finished: store the answer; the failure to show when the store could not take it."""
         self.result = result
-        await self._save(self._end('complete'))
+        try:
+            await self._save(self._end('complete'))
+        except TurnNotSaved as not_saved:
+            return TurnFailed.from_exception(not_saved, recoverable=True)
+        return None
 
-    async def fail(self, error: Exception) -> TurnFailure:
-        """The run (or its setup, or saving it) raised: store the error card; the stream shows it."""
-        if isinstance(error, TurnNotSaved):  # nothing more to write: the store just refused
-            return TurnFailure.from_exception(error, recoverable=True)
-        failure = TurnFailure.from_exception(error, recoverable=is_recoverable(error))
+    async def _fail(self, error: Exception) -> TurnFailed:
+        """The run (or its setup) raised: store the error card, and describe it."""
+        failure = TurnFailed.from_exception(error, recoverable=is_recoverable(error))
+        if isinstance(error, MissingApiKey):
+            failure.message = str(error)
         record = ErrorRecord(
             message_id=new_id(),
             exception_class=failure.exception_class,
@@ -224,13 +258,11 @@ class TurnStream:
             traceback=failure.traceback,
             recoverable=failure.recoverable,
         )
-        if isinstance(error, MissingApiKey):
-            failure.message = str(error)
-            record.message = str(error)
         try:
-            await self._save(self._end('interrupted', error=record), run_error=error)
+            await self._save(self._end('failed', error=record), run_error=error)
         except TurnNotSaved as not_saved:
-            return TurnFailure.from_exception(not_saved, recoverable=True)
+            # The card says the turn was not saved; `error` stays the run's own exception.
+            return replace(TurnFailed.from_exception(not_saved, recoverable=True), error=error)
         return failure
 
     def interrupt(self) -> None:
@@ -273,6 +305,7 @@ class TurnStream:
 
     def _end(self, status: str, *, error: ErrorRecord | None = None) -> TurnEnd:
         self.ended = True
+        self.status = status
         self.duration_ms = round((time.perf_counter() - self.started) * 1000)
         messages = self._messages()
         # Queued before the final write, so the totals it reconciles include them.

@@ -117,11 +117,6 @@ def _media_items(content: str | Sequence[UserContent]) -> int:
     return sum(1 for item in content if not isinstance(item, str | TextContent))
 
 
-def tokens_for(text: str) -> int:
-    """The demo model's token count for ``text``: ``len / 4`` rounded up, at least 1."""
-    return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
-
-
 def estimate_input_tokens(
     messages: Sequence[ModelMessage],
     instructions: str | None,

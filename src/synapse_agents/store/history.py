@@ -17,18 +17,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, any_, bindparam, func, literal_column, select, union_all
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from .models import Conversation, Message, ToolInvocation
-from .repository import Store
 from .rows import SUMMARY_FIELDS, ConversationSummary, summary_of
 from .search import WIDE_CAP, SearchProbe, contains_condition, likely_common, probe
 
 PAGE_SIZE = 25
+
+if TYPE_CHECKING:
+    from .repository import Store
 
 
 @dataclass

@@ -7,9 +7,10 @@ SQLite leaves them off by default and a debugging tool must not depend on a prag
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Dialect, Double, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Dialect, Index, Integer, Numeric, String, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -43,8 +44,48 @@ class UtcDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+COST_SCALE = 10
+"""Decimal places a cost keeps (per-token prices have many)."""
+_QUANTUM = Decimal(1).scaleb(-COST_SCALE)
+
+
+class Money(TypeDecorator[Decimal]):
+    """An amount of money, exact: `NUMERIC(20, 10)` on PostgreSQL, integer units of 10⁻¹⁰ on SQLite.
+
+    SQLite has no decimal type (a NUMERIC column holds a float, and its SUM adds floats), so there
+    the amount is stored as a whole number of units, whose SUM is exact. Either way it reads back as
+    a `Decimal` with 10 places; a float given (a hand-written row) is taken as the decimal it prints as.
+    """
+
+    impl = Numeric(20, COST_SCALE, asdecimal=True)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> Any:
+        if dialect.name == 'sqlite':
+            return dialect.type_descriptor(BigInteger())
+        return dialect.type_descriptor(Numeric(20, COST_SCALE, asdecimal=True))
+
+    def process_bind_param(self, value: Decimal | float | int | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        amount = (Decimal(repr(value)) if isinstance(value, float) else Decimal(value)).quantize(_QUANTUM)
+        return int(amount.scaleb(COST_SCALE)) if dialect.name == 'sqlite' else amount
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Decimal | None:
+        if value is None:
+            return None
+        if dialect.name == 'sqlite':
+            return Decimal(int(value)).scaleb(-COST_SCALE)
+        return Decimal(value).quantize(_QUANTUM)
+
+
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JsonType, list[Any]: JsonType, datetime: UtcDateTime()}
+    type_annotation_map = {
+        dict[str, Any]: JsonType,
+        list[Any]: JsonType,
+        datetime: UtcDateTime(),
+        Decimal: Money(),
+    }
 
 
 class Conversation(Base):
@@ -68,7 +109,7 @@ class Conversation(Base):
     tool_count: Mapped[int] = mapped_column(Integer, default=0)
     input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
     output_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
-    cost: Mapped[float | None] = mapped_column(Double)
+    cost: Mapped[Decimal | None] = mapped_column()
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -98,10 +139,12 @@ class Message(Base):
     usage: Mapped[dict[str, Any] | None] = mapped_column()
     input_tokens: Mapped[int | None] = mapped_column(Integer)
     output_tokens: Mapped[int | None] = mapped_column(Integer)
-    cost: Mapped[float | None] = mapped_column(Double)
+    cost: Mapped[Decimal | None] = mapped_column()
     duration_ms: Mapped[int | None] = mapped_column(Integer)
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    owner: Mapped[str | None] = mapped_column(String(36))
+    """The `store_instances` id of the process running the turn (while it is `streaming`)."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (
@@ -128,6 +171,8 @@ class ToolInvocation(Base):
     provider_status: Mapped[str | None] = mapped_column(String(64))
     error: Mapped[str | None] = mapped_column(Text)
     duration_ms: Mapped[int | None] = mapped_column(Integer)
+    owner: Mapped[str | None] = mapped_column(String(36))
+    """The `store_instances` id of the process running the call (while it is `pending`)."""
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column()
 
@@ -157,7 +202,7 @@ class LlmCall(Base):
     cache_read_tokens: Mapped[int] = mapped_column(Integer, default=0)
     cache_write_tokens: Mapped[int] = mapped_column(Integer, default=0)
     reasoning_tokens: Mapped[int] = mapped_column(Integer, default=0)
-    cost: Mapped[float | None] = mapped_column(Double)
+    cost: Mapped[Decimal | None] = mapped_column()
     currency: Mapped[str | None] = mapped_column(String(8))
     price_source: Mapped[str | None] = mapped_column(String(64))
     duration_ms: Mapped[int | None] = mapped_column(Integer)
@@ -170,3 +215,16 @@ class LlmCall(Base):
         Index('ix_llm_calls_agent_created', 'agent_key', 'created_at'),
         Index('ix_llm_calls_run', 'run_id'),
     )
+
+
+class StoreInstance(Base):
+    """A running Synapse process and its last heartbeat (see `store.instances`)."""
+
+    __tablename__ = 'store_instances'
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    pid: Mapped[int] = mapped_column(Integer)
+    host: Mapped[str] = mapped_column(String(255))
+    pid_scope: Mapped[str | None] = mapped_column(String(255))
+    started_at: Mapped[datetime] = mapped_column()
+    heartbeat_at: Mapped[datetime] = mapped_column()

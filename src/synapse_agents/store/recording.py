@@ -6,9 +6,14 @@ the ledger whatever write was lost; a turn's start only adds its two messages to
 so the history list shows a turn in flight.
 
 A turn's rows: the user message; an assistant row created `streaming` when the turn starts (so a
-crash leaves evidence that `sweep_in_flight` finds at the next start) and completed at the end; a
-`tool_invocations` row per tool call, `pending` until it finishes; an `llm_calls` row per model
-response; an `error` row and `notice` rows when they happen.
+crash leaves evidence that `sweep_in_flight` finds) and completed at the end; a `tool_invocations`
+row per tool call, `pending` until it finishes; an `llm_calls` row per model response; an `error`
+row and `notice` rows when they happen. The streaming and pending rows name their owner, the
+process running the turn (`store.instances`), so a sweep leaves the turns of live processes alone.
+
+An answer ends `complete`, `failed` (the run raised: an error row follows, its pending tools end
+`error`) or `interrupted` (cut off: the client left, the server stopped or died; its pending tools
+end `interrupted`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
@@ -27,14 +33,15 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    or_,
     update,
 )
 
 from .ids import new_id
+from .instances import LEASE_S, Instance, current, heartbeat, live_instances
 from .models import Base, Conversation, LlmCall, Message, ToolInvocation, utcnow
-from .prepared import execute
 from .totals import end_totals, reconcile_in_flight, reconcile_totals
-from .write_queue import Statement
+from .write_queue import Statement, execute
 
 TITLE_LENGTH = 100
 
@@ -59,6 +66,17 @@ class TurnStart:
     content: str
     attachments: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    origin: str = 'playground'
+    """Where a new conversation was opened (`playground`, `app`, `task`, `workflow`)."""
+    tenant_type: str | None = None
+    tenant_id: str | None = None
+    actor_type: str | None = None
+    actor_id: str | None = None
+    subject_type: str | None = None
+    subject_id: str | None = None
+    """The new conversation's scope columns (a continued conversation keeps its own)."""
+    owner: str = field(default_factory=lambda: current().id)
+    """The instance running the turn: this process unless told otherwise."""
 
 
 @dataclass
@@ -68,13 +86,14 @@ class TurnEnd:
     assistant_message_id: str
     conversation_id: str
     status: str
+    """`complete`, `failed` (with `error`) or `interrupted`."""
     content: str
     parts: list[dict[str, Any]]
     model_messages: list[Any] | None
     usage: dict[str, Any] | None
     input_tokens: int
     output_tokens: int
-    cost: float | None
+    cost: Decimal | None
     duration_ms: int
     meta: dict[str, Any]
     error: ErrorRecord | None = None
@@ -167,7 +186,13 @@ def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
                     'agent_key': start.agent_key,
                     'agent_name': start.agent_name,
                     'title': title_from(start.content),
-                    'origin': 'playground',
+                    'origin': start.origin,
+                    'tenant_type': start.tenant_type,
+                    'tenant_id': start.tenant_id,
+                    'actor_type': start.actor_type,
+                    'actor_id': start.actor_id,
+                    'subject_type': start.subject_type,
+                    'subject_id': start.subject_id,
                     'has_error': False,
                     'message_count': 2,
                     'tool_count': 0,
@@ -198,6 +223,7 @@ def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
                     'content': start.content,
                     'attachments': start.attachments,
                     'meta': {},
+                    'owner': None,
                 },
                 {
                     **common,
@@ -207,6 +233,7 @@ def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
                     'content': '',
                     'attachments': [],
                     'meta': start.meta,
+                    'owner': start.owner,
                 },
             ],
         )
@@ -215,8 +242,9 @@ def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
 
 
 def tool_started(row: dict[str, Any]) -> Statement:
-    """Insert a tool invocation row (usually `pending`); counted in the conversation at the turn's end."""
-    return Statement(_INSERT_TOOL, {**_TOOL_DEFAULTS, **row})
+    """Insert a tool invocation row (usually `pending`, owned by this process unless `row` names an
+    `owner`); counted in the conversation at the turn's end."""
+    return Statement(_INSERT_TOOL, {**_TOOL_DEFAULTS, 'owner': current().id, **row})
 
 
 _TOOL_DEFAULTS: dict[str, Any] = {
@@ -368,17 +396,31 @@ def abandon_turn(assistant_message_id: str, conversation_id: str) -> Callable[[C
     return op
 
 
-def sweep_in_flight(connection: Connection) -> tuple[int, int]:
-    """Mark turns and tool calls a crashed process left in flight as interrupted, and reconcile the
-    totals of their conversations (the crash skipped the turn's final write); returns the counts."""
+def sweep_in_flight(
+    connection: Connection, instance: Instance | None = None, lease_s: float = LEASE_S
+) -> tuple[int, int]:
+    """Mark interrupted the turns and tool calls left in flight by processes that are gone, and
+    reconcile the totals of their conversations (they never had their final write); the counts.
+
+    `instance` (this process by default) heart-beats first; the turns of every live instance
+    (`store.instances.live_instances`), its own included, are left alone.
+    """
+    instance = instance or current()
+    heartbeat(connection, instance)
+    live = live_instances(connection, instance, lease_s)
     now = utcnow()
-    reconcile_in_flight(connection)
+    reconcile_in_flight(connection, live)
     messages = connection.execute(
-        update(Message).where(Message.status == 'streaming').values(status='interrupted')
+        update(Message)
+        .where(Message.status == 'streaming', or_(Message.owner.is_(None), Message.owner.not_in(live)))
+        .values(status='interrupted')
     )
     tools = connection.execute(
         update(ToolInvocation)
-        .where(ToolInvocation.status == 'pending')
+        .where(
+            ToolInvocation.status == 'pending',
+            or_(ToolInvocation.owner.is_(None), ToolInvocation.owner.not_in(live)),
+        )
         .values(status='interrupted', error='Synapse stopped before the call finished.', finished_at=now)
     )
     return int(getattr(messages, 'rowcount', 0) or 0), int(getattr(tools, 'rowcount', 0) or 0)

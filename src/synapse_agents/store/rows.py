@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import datetime
+from decimal import Decimal
 from operator import attrgetter
 from typing import Any, Literal
 
@@ -29,7 +30,7 @@ class ConversationSummary:
     origin: str
     input_tokens: int
     output_tokens: int
-    cost: float | None
+    cost: Decimal | None
     message_count: int
     tool_count: int
     created_at: datetime
@@ -113,7 +114,7 @@ class AttachmentRef:
 @dataclass(frozen=True, slots=True)
 class _Entry:
     id: str
-    status: Literal['complete', 'streaming', 'interrupted']
+    status: Literal['complete', 'streaming', 'failed', 'interrupted']
     content: str
     created_at: datetime
 
@@ -133,7 +134,7 @@ class AssistantEntry(_Entry):
     usage: dict[str, Any] | None
     input_tokens: int | None
     output_tokens: int | None
-    cost: float | None
+    cost: Decimal | None
     duration_ms: int | None
     meta: dict[str, Any] | None
 

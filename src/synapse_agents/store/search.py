@@ -65,9 +65,6 @@ TRIGRAM_INDEXES = (
 WORD_JOIN = 'ʒ'
 """The letter that stands for a space in PostgreSQL's word-boundary trigram index (and back)."""
 
-PG_CONTENT_KEY = f"translate(lower(content), ' {WORD_JOIN}', '{WORD_JOIN} ')"
-"""The expression `ix_messages_content_words_trgm` indexes (migration 0003)."""
-
 SEARCH_CAP = 2000
 """Most matching messages (and, separately, titles) the first index probe reads. A term with more
 is tried as a common one: its page is found by walking the list (see `store/history.py`). A term

@@ -8,13 +8,12 @@ are not well formed (a row written by hand) are left out.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
 from .history import LIST_COLUMNS, attachment_references
 from .models import Conversation, Message, ToolInvocation
-from .repository import Store
 from .rows import (
     DETAIL_FIELDS,
     TOOL_FIELDS,
@@ -34,6 +33,9 @@ from .rows import (
     json_object,
     summary_of,
 )
+
+if TYPE_CHECKING:
+    from .repository import Store
 
 _TOOL_COLUMNS = (ToolInvocation.message_id, *(getattr(ToolInvocation, name) for name in TOOL_FIELDS))
 _DETAIL_COLUMNS = tuple(getattr(ToolInvocation, name) for name in DETAIL_FIELDS)

@@ -7,20 +7,21 @@ and the ledger (`llm_calls`: every model request billed for the conversation, wh
 it). One UPDATE with a correlated subquery per counter does it, valid on SQLite and PostgreSQL; each
 subquery walks one conversation's rows through its `(conversation_id, ...)` index.
 
-It runs at the end of every turn (`end_totals`) and in the start-up sweep for the conversations a
-crashed process left in flight (`reconcile_in_flight`), so a lost write (a killed server, a
+It runs at the end of every turn (`end_totals`) and in the sweep for the conversations a process
+that is gone left in flight (`reconcile_in_flight`), so a lost write (a killed server, a
 client that left, a failed insert) never leaves the counters disagreeing with the ledger.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Boolean, Connection, bindparam, cast, func, or_, select, update
 
 from .models import Base, Conversation, LlmCall, Message, ToolInvocation
-from .prepared import execute
+from .write_queue import execute
 
 _conversations = Base.metadata.tables[Conversation.__tablename__]
 _messages = Base.metadata.tables[Message.__tablename__]
@@ -44,6 +45,7 @@ TOTALS: dict[str, Any] = {
     'input_tokens': _ledger_sum(_llm_calls.c.input_tokens),
     'output_tokens': _ledger_sum(_llm_calls.c.output_tokens),
     # NULL while no ledger row has a known price: an unknown price adds nothing, never a made-up 0.
+    # Exact on both databases: a NUMERIC sum on PostgreSQL, a sum of integer units on SQLite (`Money`).
     'cost': select(func.sum(_llm_calls.c.cost)).where(_of_conversation(_llm_calls)).scalar_subquery(),
 }
 """The counters as correlated subqueries of the conversation being updated."""
@@ -70,14 +72,25 @@ def end_totals(connection: Connection, conversation_id: str, *, now: datetime, e
     execute(connection, _END, {'b_id': conversation_id, 'b_now': now, 'b_error': error})
 
 
-def reconcile_in_flight(connection: Connection) -> int:
-    """Reconcile every conversation with a turn `streaming` or a tool call `pending`; how many.
+def reconcile_in_flight(connection: Connection, live: Sequence[str] = ()) -> int:
+    """Reconcile every conversation with a turn `streaming` or a tool call `pending` not owned by
+    one of the `live` instances; how many.
 
     Run before those are marked interrupted (that is how the conversations are found).
     """
     in_flight = or_(
-        _conversations.c.id.in_(select(_messages.c.conversation_id).where(_messages.c.status == 'streaming')),
-        _conversations.c.id.in_(select(_tools.c.conversation_id).where(_tools.c.status == 'pending')),
+        _conversations.c.id.in_(
+            select(_messages.c.conversation_id).where(
+                _messages.c.status == 'streaming', _not_owned_by(_messages, live)
+            )
+        ),
+        _conversations.c.id.in_(
+            select(_tools.c.conversation_id).where(_tools.c.status == 'pending', _not_owned_by(_tools, live))
+        ),
     )
     result = connection.execute(update(_conversations).where(in_flight).values(**TOTALS))
     return int(getattr(result, 'rowcount', 0) or 0)
+
+
+def _not_owned_by(table: Any, live: Sequence[str]) -> Any:
+    return or_(table.c.owner.is_(None), table.c.owner.not_in(list(live)))

@@ -34,6 +34,7 @@ from .errors import error_body
 from .origin import (
     forwarded_from_elsewhere,
     is_loopback_host,
+    local_path,
     parse_host,
     peer_address,
     peer_is_loopback,
@@ -118,6 +119,12 @@ class AccessPolicy:
         """The host application's `authorize(request)` decides; only `True` lets a request in."""
         return cls('authorize', _hosts(allowed_hosts), authorize=authorize, mounted=True)
 
+    def token_matches(self, candidate: str) -> bool:
+        """Whether `candidate` is this server's token (compared in constant time)."""
+        if self.token is None:
+            return False
+        return secrets.compare_digest(candidate.encode(), self.token.encode())
+
     def host_allowed(self, host: str, *, peer_local: bool = False) -> bool:
         """Whether a `Host` name (no port) is one this server answers to.
 
@@ -193,7 +200,7 @@ class AccessMiddleware:
                     f'Host {parsed[0]!r} is not allowed: Synapse answers only to loopback names here '
                     '(add the name to the allowed_hosts setting to use another).',
                 )
-        if policy.mode == 'token' and _local_path(scope) not in PUBLIC_PATHS:
+        if policy.mode == 'token' and local_path(scope) not in PUBLIC_PATHS:
             refusal = await self._check_token(scope, headers)
             if refusal is not None:
                 return refusal
@@ -238,7 +245,7 @@ class AccessMiddleware:
             client = throttle_key(peer_address(scope))
             if await policy.throttle.blocked(client):
                 return too_many(policy.throttle.retry_after(client))
-            if secrets.compare_digest(authorization[7:].strip().encode(), policy.token.encode()):
+            if policy.token_matches(authorization[7:].strip()):
                 policy.throttle.succeed(client)
                 return None
             await policy.throttle.fail(client)
@@ -250,22 +257,15 @@ class AccessMiddleware:
         return _refuse(401, 'Authorisation required: send "Authorization: Bearer <token>" or log in.')
 
 
-def _local_path(scope: Scope) -> str:
-    """The path inside this app (a mounted app sees its prefix in root_path)."""
-    path: str = scope.get('path', '/')
-    root: str = scope.get('root_path', '')
-    return path[len(root) :] or '/' if root and path.startswith(root) else path
-
-
 def _wants_html(scope: Scope, headers: Headers) -> bool:
-    path = _local_path(scope)
+    path = local_path(scope)
     page = not path.startswith('/api/') or path == '/api/docs'
     return scope['method'] == 'GET' and page and 'text/html' in headers.get('accept', '')
 
 
 def _login_url(scope: Scope) -> str:
     root: str = scope.get('root_path', '')
-    target = _local_path(scope)
+    target = local_path(scope)
     query = scope.get('query_string', b'').decode('latin-1')
     if query:
         target += '?' + query

@@ -9,13 +9,12 @@ from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
 from .. import __version__
-from . import api_docs, login
+from ..plugins.manager import plugin_dashboard_areas, plugin_routers
 from .access import AccessMiddleware, AccessPolicy, policy_for
 from .context import SynapseContext
 from .errors import install_error_handlers
 from .hardening import BodyLimitMiddleware, SecurityHeadersMiddleware
-from .routes import agents, attachments, chat, conversations, health
-from .routes.lifecycle import chat_lifespan
+from .routes.lifecycle import runtime_lifespan
 from .spa import mount_spa
 
 
@@ -32,16 +31,19 @@ def default_policy(context: SynapseContext) -> AccessPolicy:
 
 
 def create_app(context: SynapseContext, *, access: AccessPolicy | None = None) -> FastAPI:
-    """Build the Synapse app around `context` (settings, store, agent catalog).
+    """Build the Synapse app around `context`, the runtime root; its lifespan starts and stops it.
 
-    `access` decides who may use it; by default the settings decide (local mode on a loopback
+    The routes are the plugins' (`register_routes`), Synapse's own first. `access` decides who may
+    use it — every route, a plugin's too; by default the settings decide (local mode on a loopback
     bind in a local environment, a token anywhere else).
     """
     policy = access or default_policy(context)
+    routers = plugin_routers(context.plugins)
+    plugin_dashboard_areas(context.plugins)  # a plugin's bad area fails here, not on a request
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        async with chat_lifespan(context):
+        async with runtime_lifespan(context):
             yield
 
     app = FastAPI(
@@ -56,13 +58,8 @@ def create_app(context: SynapseContext, *, access: AccessPolicy | None = None) -
     app.state.synapse = context
     app.state.access_policy = policy
     install_error_handlers(app)
-    app.include_router(login.router)
-    app.include_router(api_docs.router)
-    app.include_router(health.router)
-    app.include_router(agents.router)
-    app.include_router(chat.router)
-    app.include_router(conversations.router)
-    app.include_router(attachments.router)
+    for router in routers:
+        app.include_router(router)
     mount_spa(app)  # last: the dashboard answers every path no API route claimed
     # The last added is the outermost: headers go on every answer, refusals included.
     # Compression: the dashboard bundle and the large JSON answers (a replay is ~150 KB) shrink

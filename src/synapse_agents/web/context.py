@@ -1,42 +1,17 @@
-"""What a running Synapse server holds: settings, the store, and the agent catalog."""
+"""What every route reads: the runtime root serving the app (`SynapseRuntime`, here `SynapseContext`)."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
 from fastapi import Request
 
-from ..settings import LoadedSettings
-from ..store import Store
+from ..runtime.root import SynapseRuntime
 
-if TYPE_CHECKING:
-    from ..discovery import Catalog
-
-
-@dataclass
-class SynapseContext:
-    """Shared state of one app instance, reachable from every route via `get_context`."""
-
-    loaded: LoadedSettings
-    store: Store
-    targets: list[str] = field(default_factory=list)
-    catalog: Catalog | None = None
-    """The agent catalog (`synapse_agents.discovery.Catalog`); None serves no agents."""
-    started_at: float = field(default_factory=time.time)
-    chat: Any = None
-    """The `ChatService` (write queue and turn engine), created on first use."""
-    maintenance: bool = False
-    """Run background upkeep (the daily auto-prune): set by `synapse serve` only."""
-
-    @property
-    def settings(self) -> Any:
-        return self.loaded.settings
+SynapseContext = SynapseRuntime
+"""The web layer's name for the root it serves: settings, store, catalog, chat service, plugins."""
 
 
 async def get_context(request: Request) -> SynapseContext:
-    """FastAPI dependency: the context of the app serving this request.
+    """FastAPI dependency: the root of the app serving this request.
 
     `async` on purpose: FastAPI runs a plain `def` dependency in the thread pool, a thread hop on
     every request for what is an attribute lookup.

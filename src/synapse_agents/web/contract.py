@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..plugins.manager import plugin_manager
 from ..settings import load_settings
 from ..store import Store
 from .app import create_app
@@ -19,14 +20,18 @@ from .context import SynapseContext
 
 
 def openapi_document() -> dict[str, Any]:
-    """The OpenAPI document of an app with default settings (the schema depends on no setting)."""
+    """The OpenAPI document of an app with default settings (the schema depends on no setting).
+
+    Only Synapse's own routes: an installed plugin's routes are not part of the contract.
+    """
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / 'pyproject.toml').write_text('[project]\nname = "contract"\n')
         loaded = load_settings({'database_url': 'sqlite://'}, cwd=root, load_dotenv=False)
         store = Store.open('sqlite://', root / 'attachments')
         try:
-            return create_app(SynapseContext(loaded=loaded, store=store)).openapi()
+            context = SynapseContext(loaded=loaded, store=store, plugins=plugin_manager(entry_points=False))
+            return create_app(context).openapi()
         finally:
             store.close()
 

@@ -10,10 +10,10 @@ from typing import Any
 from fastapi import FastAPI
 from starlette.applications import Starlette
 
+from ..runtime.root import SynapseRuntime
 from ..settings import load_settings
 from .access import AccessPolicy, Authorize, SynapseDisabled, ensure_enabled
 from .app import create_app
-from .server import build_context
 
 
 def mount(
@@ -24,6 +24,7 @@ def mount(
     agents: Sequence[str] | None = None,
     demo: bool = False,
     project_dir: Path | None = None,
+    maintenance: bool = False,
 ) -> FastAPI:
     """Serve Synapse (dashboard and API) under `path` of `app`; returns the mounted sub-app.
 
@@ -39,6 +40,10 @@ def mount(
     since a mounted app cannot know what address its server listens on; with another `env`, the
     token from SYNAPSE_TOKEN. With `env = production` it refuses to mount unless
     `enabled = true`. Synapse's start-up and shutdown work joins `app`'s lifespan.
+
+    `maintenance=True` runs the maintenance jobs as `synapse serve` does (the daily auto-prune when
+    `auto_prune` is on); off by default, since an app served by several worker processes would
+    run them in each, and the app may schedule `synapse prune` its own way.
     """
     overrides: dict[str, Any] = {'agents': list(agents) if agents else None}
     loaded = load_settings(overrides, cwd=project_dir)
@@ -56,7 +61,7 @@ def mount(
         raise SynapseDisabled(
             f'mounting Synapse with env {settings.env!r} needs authorize=... or SYNAPSE_TOKEN'
         )
-    context = build_context(loaded, demo=demo)
+    context = SynapseRuntime.open(loaded, demo=demo, maintenance=maintenance)
     synapse_app = create_app(context, access=policy)
     app.mount(path.rstrip('/') or '/', synapse_app)
     _join_lifespan(app, synapse_app)

@@ -69,6 +69,15 @@ def parse_host(value: str) -> tuple[str, int | None] | None:
     return name.lower().rstrip('.'), int(port_text)
 
 
+def local_path(scope: Scope) -> str:
+    """The path inside this app: a mounted Synapse sees its mount prefix in `root_path`."""
+    path: str = scope.get('path', '/')
+    root: str = scope.get('root_path', '')
+    if root and path.startswith(root):
+        return path[len(root) :] or '/'
+    return path
+
+
 def peer_address(scope: Scope) -> str:
     """The connecting client's address as the ASGI server reports it ('unknown' without one)."""
     client = scope.get('client')

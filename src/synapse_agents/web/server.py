@@ -7,7 +7,6 @@ import logging
 import threading
 import time
 import webbrowser
-from pathlib import Path
 
 import uvicorn
 from rich.console import Console
@@ -15,39 +14,17 @@ from rich.markup import escape
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
-from ..discovery import Catalog
+from ..runtime.root import DEMO_TARGET, SynapseRuntime, env_files
 from ..settings import LoadedSettings
-from ..store.setup import open_store
 from .access import AccessPolicy, ensure_enabled, policy_for
 from .app import create_app
 from .context import SynapseContext
 
-DEMO_TARGET = 'synapse_agents.demo'
+__all__ = ['DEMO_TARGET', 'StartupFailed', 'env_files', 'run_server']
 
 
 class StartupFailed(RuntimeError):
     """The app's start-up work (the lifespan) raised: the server never answered a request."""
-
-
-def build_context(loaded: LoadedSettings, *, demo: bool = False) -> SynapseContext:
-    """Open the store (migrating the SQLite default) and collect the discovery targets.
-
-    `--demo` adds the demo agents; with no other target given, only they are served.
-    """
-    store = open_store(loaded.settings, auto_upgrade=True)
-    targets = list(loaded.settings.agents)
-    if demo and DEMO_TARGET not in targets:
-        targets.append(DEMO_TARGET)
-    catalog = Catalog(targets, loaded.project_root, env_files=env_files(loaded))
-    return SynapseContext(loaded=loaded, store=store, targets=targets, catalog=catalog)
-
-
-def env_files(loaded: LoadedSettings) -> list[Path]:
-    """The dotenv files discovery re-reads when they change: the project's `.env` and `env_file`."""
-    files = [loaded.project_root / '.env']
-    if loaded.settings.env_file is not None:
-        files.append(loaded.settings.env_file)
-    return files
 
 
 def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, console: Console) -> None:
@@ -61,9 +38,9 @@ def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, consol
         allowed_hosts=settings.allowed_hosts,
         session_ttl=settings.session_ttl,
     )
-    context = build_context(loaded, demo=demo)
+    # `synapse serve` runs the maintenance jobs (the daily auto-prune when it is on).
+    context = SynapseRuntime.open(loaded, demo=demo, maintenance=True)
     try:
-        context.maintenance = True
         guard = _StartupGuard(create_app(context, access=policy))
         # The client address is the connecting socket's unless a proxy is named: uvicorn's
         # default would believe X-Forwarded-For from 127.0.0.1, letting a local caller pick any
@@ -89,7 +66,7 @@ def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, consol
             threading.Thread(target=_open_when_started, args=(server, url), daemon=True).start()
         _serve(server, guard)
     finally:
-        context.store.close()
+        context.close()
 
 
 def _print_banner(context: SynapseContext, policy: AccessPolicy, console: Console) -> str:

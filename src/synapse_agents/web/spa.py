@@ -30,6 +30,7 @@ from starlette.routing import BaseRoute, Match, NoMatchFound
 from starlette.types import Receive, Scope, Send
 
 from .errors import error_response
+from .origin import local_path
 
 STATIC_DIR = Path(__file__).parent / 'static'
 """Where `npm run build` (in ``frontend/``) writes the dashboard."""
@@ -90,15 +91,6 @@ def _looks_like_file(path: str) -> bool:
     return len(parts) == 1 and '.' in parts[0].strip('.')
 
 
-def _route_path(scope: Scope) -> str:
-    """The path inside this app: a mounted Synapse sees its mount prefix in ``root_path``."""
-    path: str = scope.get('path', '/')
-    root: str = scope.get('root_path', '')
-    if root and path.startswith(root):
-        return path[len(root) :] or '/'
-    return path
-
-
 def with_base(index_html: str, root: str) -> str:
     """`index.html` for a dashboard served under `root` (a mount prefix, or nothing).
 
@@ -119,7 +111,7 @@ class SpaRoute(BaseRoute):
         self.static_dir = static_dir
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if scope['type'] == 'http' and not _is_api(_route_path(scope)):
+        if scope['type'] == 'http' and not _is_api(local_path(scope)):
             return Match.FULL, {}
         return Match.NONE, {}
 
@@ -127,7 +119,7 @@ class SpaRoute(BaseRoute):
         raise NoMatchFound(name, path_params)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = self.respond(scope['method'], _route_path(scope), scope.get('root_path', ''))
+        response = self.respond(scope['method'], local_path(scope), scope.get('root_path', ''))
         await response(scope, receive, send)
 
     def respond(self, method: str, path: str, root: str = '') -> Response:

@@ -212,6 +212,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/extensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extensions
+         * @description The installed plugins and every dashboard area, in nav order.
+         */
+        get: operations["extensions_api_extensions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -398,7 +418,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "complete" | "streaming" | "interrupted";
+            status: "complete" | "streaming" | "failed" | "interrupted";
             /** Content */
             content: string;
             /**
@@ -584,6 +604,27 @@ export interface components {
             subagents: number;
         };
         /**
+         * DashboardAreaInfo
+         * @description A nav entry of the dashboard.
+         */
+        DashboardAreaInfo: {
+            /**
+             * Name
+             * @description A slug, unique among the areas.
+             */
+            name: string;
+            /**
+             * Path
+             * @description Where the area lives in the dashboard, e.g. `/history`.
+             */
+            path: string;
+            /**
+             * Label
+             * @description What the nav entry says.
+             */
+            label: string;
+        };
+        /**
          * DegradedFeatureInfo
          * @description A discovery feature turned off because the installed pydantic-ai lacks a name it needs.
          */
@@ -725,7 +766,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "complete" | "streaming" | "interrupted";
+            status: "complete" | "streaming" | "failed" | "interrupted";
             /** Content */
             content: string;
             /**
@@ -740,6 +781,22 @@ export interface components {
             details: {
                 [key: string]: unknown;
             } | null;
+        };
+        /**
+         * Extensions
+         * @description What extends this Synapse.
+         */
+        Extensions: {
+            /**
+             * Plugins
+             * @description Installed plugins by name (the built-in areas are not listed).
+             */
+            plugins: string[];
+            /**
+             * Areas
+             * @description The dashboard's areas, built-in ones first.
+             */
+            areas: components["schemas"]["DashboardAreaInfo"][];
         };
         /** Health */
         Health: {
@@ -887,7 +944,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "complete" | "streaming" | "interrupted";
+            status: "complete" | "streaming" | "failed" | "interrupted";
             /** Content */
             content: string;
             /**
@@ -1217,7 +1274,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "complete" | "streaming" | "interrupted";
+            status: "complete" | "streaming" | "failed" | "interrupted";
             /** Content */
             content: string;
             /**
@@ -2184,6 +2241,71 @@ export interface operations {
                 };
             };
             /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    extensions_api_extensions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Extensions"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input is invalid; `fields` says which. */
             422: {
                 headers: {
                     [name: string]: unknown;

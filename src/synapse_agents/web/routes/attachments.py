@@ -11,14 +11,13 @@ is `application/octet-stream` with `Content-Disposition: attachment`. The file n
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
-from ...chat.attachments import resolve_path, sanitise_name
+from ...chat.attachments import media_type_essence, resolve_path, sanitise_name
 from ...store.history import attachment_reference
 from ...store.ids import is_valid_id, shown_id
 from ..context import SynapseContext, get_context
@@ -48,7 +47,6 @@ INLINE_TYPES = frozenset(
 )
 """Types served inline: no browser runs them. Anything else downloads as octet-stream."""
 
-_ESSENCE = re.compile(r'[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*')
 DOWNLOAD_TYPE = 'application/octet-stream'
 
 ATTACHMENT_CSP = "default-src 'none'; sandbox"
@@ -56,10 +54,8 @@ ATTACHMENT_CSP = "default-src 'none'; sandbox"
 
 def served_type(declared: object) -> str | None:
     """The type to serve a file inline with (its bare essence, lowercased), or None to download it."""
-    essence = str(declared or '').split(';', 1)[0].strip().lower()
-    if _ESSENCE.fullmatch(essence) and essence in INLINE_TYPES:
-        return essence
-    return None
+    essence = media_type_essence(declared)
+    return essence if essence in INLINE_TYPES else None
 
 
 @router.get(

@@ -6,29 +6,21 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse, StreamingResponse
-from starlette.concurrency import run_in_threadpool
 
 from ...chat.attachments import Upload
-from ...chat.engine import TurnInput, TurnRejected
+from ...chat.engine import TurnRejected
 from ...chat.models import selectable_models
-from ...chat.service import AgentLookupError, ChatService, find_agent, target_for
+from ...chat.request import TurnRequest
+from ...chat.service import AgentLookupError, find_agent, target_for
 from ...chat.target import TurnTarget
-from ...protocol import STREAM_HEADERS
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses
+from ..vercel import STREAM_HEADERS, encode_turn
 from .schemas import STREAM_EVENT, STREAM_RESPONSE_HEADERS, ModelList
 
 router = APIRouter(tags=['chat'])
 
 Context = Annotated[SynapseContext, Depends(get_context)]
-
-
-def chat_service(context: SynapseContext) -> ChatService:
-    """The context's chat service, created on first use."""
-    if context.chat is None:
-        context.chat = ChatService(context.store)
-    service: ChatService = context.chat
-    return service
 
 
 async def _found(context: SynapseContext, slug: str) -> Any:
@@ -134,27 +126,15 @@ async def chat(
         if model not in allowed:
             raise ApiError(422, f'model: {model!r} is not one of the models offered for this agent.')
     uploads = await _read_uploads(files, context.settings.attachments_max_bytes)
-    service = chat_service(context)
+    service = context.chat_service()
     try:
         prepared = await service.engine.prepare(
-            TurnInput(target, message, uploads, conversation_id or None, model or None)
+            TurnRequest(target, message, uploads, conversation_id or None, model or None, origin='playground')
         )
     except TurnRejected as exc:
         raise ApiError(exc.status, exc.message, code=exc.code) from exc
     if setup_error is not None:
         prepared.setup_error = setup_error
     return StreamingResponse(
-        service.engine.stream(prepared), media_type='text/event-stream', headers=STREAM_HEADERS
+        encode_turn(service.engine.stream(prepared)), media_type='text/event-stream', headers=STREAM_HEADERS
     )
-
-
-async def sweep(context: SynapseContext) -> tuple[int, int]:
-    """Mark turns a previous process left in flight as interrupted (at start-up)."""
-    from ...store.engine import writer
-    from ...store.recording import sweep_in_flight
-
-    def run() -> tuple[int, int]:
-        with writer(context.store.engine).begin() as connection:
-            return sweep_in_flight(connection)
-
-    return await run_in_threadpool(run)

@@ -13,13 +13,11 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from ...store.history import PAGE_SIZE, ConversationFilters, list_conversations
+from ...store.history import PAGE_SIZE, ConversationFilters
 from ...store.ids import shown_id
 from ...store.rows import summary_of
-from ...store.thread import conversation_thread, tool_invocation
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, require_id
-from .chat import chat_service
 from .schemas import ConversationPage, ConversationRow, Deleted, Thread, ToolInvocationFull
 
 router = APIRouter(tags=['conversations'])
@@ -91,7 +89,7 @@ async def conversations(
         newest_first=sort == 'newest',
         page=page,
     )
-    rows, total, exact = await run_in_threadpool(list_conversations, context.store, filters)
+    rows, total, exact = await run_in_threadpool(context.store.conversations.page, filters)
     pages = (total + PAGE_SIZE - 1) // PAGE_SIZE
     return ConversationPage(
         conversations=[ConversationRow.of(row) for row in rows],
@@ -107,7 +105,7 @@ async def conversations(
 async def conversation(conversation_id: str, context: Context) -> Thread:
     """The whole thread in order, with tool invocations inside the answers that made them."""
     require_id(conversation_id, 'conversation')
-    thread = await run_in_threadpool(conversation_thread, context.store, conversation_id)
+    thread = await run_in_threadpool(context.store.conversations.thread, conversation_id)
     if thread is None:
         raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
     return Thread.of(thread, **await _agent_facts(context, thread.conversation.agent_key))
@@ -143,7 +141,7 @@ async def rename(conversation_id: str, body: Rename, context: Context) -> Conver
         raise ApiError(
             422, 'title: must not be empty.', fields=[{'location': 'body.title', 'message': 'empty'}]
         )
-    renamed = await run_in_threadpool(context.store.rename_conversation, conversation_id, title)
+    renamed = await run_in_threadpool(context.store.conversations.rename, conversation_id, title)
     if renamed is None:
         raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
     return ConversationRow.of(summary_of(renamed))
@@ -153,8 +151,8 @@ async def rename(conversation_id: str, body: Rename, context: Context) -> Conver
 async def delete(conversation_id: str, context: Context) -> Deleted:
     """Delete a conversation with its messages, tool rows, ledger rows and files."""
     require_id(conversation_id, 'conversation')
-    await chat_service(context).writes.drain()
-    report = await run_in_threadpool(context.store.delete_conversation, conversation_id)
+    await context.chat_service().writes.drain()
+    report = await run_in_threadpool(context.store.conversations.delete, conversation_id)
     if report.conversations == 0:
         raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
     return Deleted.of(report)
@@ -163,8 +161,8 @@ async def delete(conversation_id: str, context: Context) -> Deleted:
 @router.post('/api/conversations/clear', response_model=Deleted)
 async def clear(context: Context) -> Deleted:
     """Delete every conversation and everything that belongs to one."""
-    await chat_service(context).writes.drain()
-    report = await run_in_threadpool(context.store.clear)
+    await context.chat_service().writes.drain()
+    report = await run_in_threadpool(context.store.conversations.clear)
     return Deleted.of(report)
 
 
@@ -172,7 +170,7 @@ async def clear(context: Context) -> Deleted:
 async def one_tool_invocation(tool_id: str, context: Context) -> ToolInvocationFull:
     """One tool invocation with its arguments and result in full (the replay may cut them)."""
     require_id(tool_id, 'tool invocation')
-    found = await run_in_threadpool(tool_invocation, context.store, tool_id)
+    found = await run_in_threadpool(context.store.conversations.tool_invocation, tool_id)
     if found is None:
         raise ApiError(404, f'No tool invocation with id {shown_id(tool_id)}.')
     return ToolInvocationFull.of(found)

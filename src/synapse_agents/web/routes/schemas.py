@@ -16,6 +16,7 @@ as any JSON.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PlainSerializer, SerializeAsAny
@@ -55,6 +56,8 @@ Timestamp = Annotated[
     PlainSerializer(iso, return_type=str),
     Field(description='ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.'),
 ]
+Cost = Annotated[Decimal, PlainSerializer(float, return_type=float)]
+"""USD: exact in the store, a JSON number on the wire (a float prints the decimal for any price)."""
 ToolStatus = Literal['pending', 'success', 'error', 'interrupted']
 ToolKind = Literal['function', 'native', 'output']
 
@@ -71,7 +74,7 @@ class ConversationRow(BaseModel):
     input_tokens: int
     output_tokens: int
     total_tokens: int
-    cost: float | None = Field(description='USD; null when a price is unknown.')
+    cost: Cost | None = Field(description='USD; null when a price is unknown.')
     message_count: int
     tool_count: int
     created_at: Timestamp
@@ -269,7 +272,7 @@ class Attachment(BaseModel):
         return cls(index=a.index, name=a.name, media_type=a.media_type, size=a.size, url=url)
 
 
-MessageStatus = Literal['complete', 'streaming', 'interrupted']
+MessageStatus = Literal['complete', 'streaming', 'failed', 'interrupted']
 
 
 class UserMessage(BaseModel):
@@ -291,7 +294,7 @@ class AssistantMessage(BaseModel):
     usage: dict[str, Any] | None
     input_tokens: int | None
     output_tokens: int | None
-    cost: float | None
+    cost: Cost | None
     duration_ms: int | None
     meta: dict[str, Any] | None = Field(description='model, provider, finish_reason, llm_calls.')
 
@@ -347,7 +350,7 @@ def message_of(m: Entry) -> UserMessage | AssistantMessage | ErrorMessage | Noti
 class Totals(BaseModel):
     input_tokens: int
     output_tokens: int
-    cost: float | None
+    cost: Cost | None
     duration_ms: int
     tool_calls: int
 

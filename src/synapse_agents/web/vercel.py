@@ -1,17 +1,21 @@
-"""Synapse's UI message stream encoder: pydantic-ai's Vercel AI encoder plus what Synapse shows.
+"""The chat route's wire format: a turn's events as the Vercel AI SDK UI message stream.
 
+`encode_turn` reads the engine's domain events (`chat/events.py`) and yields server-sent events.
 `pydantic_ai.ui.vercel_ai.VercelAIEventStream` already turns agent events into the protocol's
 text, reasoning, tool input/output (including `tool-output-error` for failed and retried calls),
 step and error chunks, closing open parts and pending tool calls when a run fails. It is reused as
-is; this subclass only adds:
+is; `SynapseEventStream` only adds:
 
 - `messageMetadata` on `start`, `message-metadata` and `finish`: conversation and message ids, the
-  model and provider actually used, usage (cache and reasoning tokens included), cost, duration;
+  model and provider actually used, usage (cache and reasoning tokens included), cost, duration,
+  and on `finish` whether the turn was saved (from `TurnStarted` and `TurnFinished`);
 - `data-native-tool` for provider-side (native) tool calls and their results, keyed by the call id
   so the client replaces the part as its status changes;
 - `data-structured-output` with the final output of an agent that has an output type;
-- `data-notice` (such as a model fallback) for `Notice` items placed in the event stream;
-- `data-error` (class, message, traceback, recoverable) just before the protocol's `error` chunk.
+- `data-notice` (such as a model fallback) for each `Notice`;
+- `data-error` (class, message, traceback, recoverable) just before the protocol's `error` chunk,
+  for a `TurnFailed`: its exception is raised inside the encoder's source, so the base class's
+  error path closes open parts and pending tools exactly as for a run that raised.
 
 It targets SDK version 5, whose chunk set is accepted by `ai` v5, v6 and v7 alike (the test in
 tests/node checks every demo agent's stream with each version's own parser).
@@ -20,12 +24,11 @@ tests/node checks every demo agent's stream with each version's own parser).
 from __future__ import annotations
 
 import sys
-import traceback as traceback_module
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
-from pydantic import TypeAdapter
 from pydantic_ai.messages import (
     FunctionToolResultEvent,
     NativeToolCallPart,
@@ -47,6 +50,9 @@ from pydantic_ai.ui.vercel_ai.response_types import (
     StartChunk,
 )
 
+from ..chat.events import Notice, TurnEvent, TurnFailed, TurnFinished, TurnStarted
+from ..chat.outcome import jsonable, native_tool_status, usage_summary
+
 STREAM_HEADERS = {
     'x-vercel-ai-ui-message-stream': 'v1',
     'x-accel-buffering': 'no',
@@ -57,59 +63,25 @@ STREAM_HEADERS = {
 SDK_VERSION = 5
 _GENERIC_TOOL_ERROR = 'Tool execution was interrupted by an error.'
 
-_any = TypeAdapter(Any)
-
 
 def encode_chunk(chunk: BaseChunk) -> str:
     """One server-sent event for a chunk."""
     return f'data: {chunk.encode(SDK_VERSION)}\n\n'
 
 
-def jsonable(value: Any) -> Any:
-    """`value` as plain JSON data (pydantic models, dataclasses and dates included)."""
-    return _any.dump_python(value, mode='json', fallback=str)
+async def encode_turn(events: AsyncGenerator[TurnEvent, None]) -> AsyncIterator[str]:
+    """A turn's events as the UI message stream; closing this stream closes (ends) the turn."""
+    async with aclosing(events):
+        started = await anext(events)
+        if not isinstance(started, TurnStarted):
+            raise TypeError(f'a turn starts with TurnStarted, not {type(started).__name__}')
+        stream = SynapseEventStream(server_message_id=started.message_id, started=started)
+        async for chunk in stream.transform_stream(stream.source(events)):
+            yield encode_chunk(chunk)
 
 
-def native_tool_status(part: NativeToolReturnPart) -> str:
-    """Synapse's status for a native tool result: `success`, `error` or `interrupted`."""
-    if part.outcome in ('failed', 'retried', 'denied'):
-        return 'error'
-    if part.outcome == 'interrupted':
-        return 'interrupted'
-    return 'success'
-
-
-@dataclass
-class Notice:
-    """Something the user should know that is not an error, such as a model fallback."""
-
-    kind: str
-    message: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class TurnFailure:
-    """An exception that ended a turn, as shown on the error card."""
-
-    exception_class: str
-    message: str
-    traceback: str
-    recoverable: bool
-
-    @classmethod
-    def from_exception(cls, error: BaseException, *, recoverable: bool) -> TurnFailure:
-        """Describe `error`; the traceback is the formatted exception with its chain."""
-        text = ''.join(traceback_module.format_exception(error))
-        return cls(type(error).__name__, str(error) or type(error).__name__, text, recoverable)
-
-    def payload(self) -> dict[str, Any]:
-        return {
-            'class': self.exception_class,
-            'message': self.message,
-            'traceback': self.traceback,
-            'recoverable': self.recoverable,
-        }
+class _TurnError(Exception):
+    """A `TurnFailed` that carries no exception, raised so the base class's error path runs."""
 
 
 @dataclass
@@ -117,13 +89,57 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
     """The Vercel AI encoder with Synapse's metadata and data parts (see the module docstring)."""
 
     _: KW_ONLY
-    metadata: Callable[[], dict[str, Any]] = dict
-    """Builds the current `messageMetadata` (called for `start`, `message-metadata` and `finish`)."""
-    on_failure: Callable[[Exception], Any] | None = None
-    """Called with the exception that ended the run; returns the `TurnFailure` to show (awaitable)."""
+    started: TurnStarted
 
+    _finished: TurnFinished | None = None
+    _failed: TurnFailed | None = None
     _native_calls: dict[str, NativeToolCallPart] = field(default_factory=dict)
-    _failure: TurnFailure | None = None
+    _failure: TurnFailed | None = None
+    """The card shown (set on the error path)."""
+
+    async def source(self, events: AsyncIterator[TurnEvent]) -> AsyncIterator[Any]:
+        """The events for `transform_stream`; a `TurnFailed` is raised, after reading the rest."""
+        async for event in events:
+            if isinstance(event, TurnFailed):
+                self._failed = event
+                async for rest in events:  # the TurnFinished that follows, for `finish`
+                    if isinstance(rest, TurnFinished):
+                        self._finished = rest
+                error = event.error
+                raise error if isinstance(error, Exception) else _TurnError(event.message)
+            yield event
+
+    def metadata(self) -> dict[str, Any]:
+        """`messageMetadata`: the ids the turn started with, or, once finished, what it stored."""
+        started, finished = self.started, self._finished
+        if finished is None:
+            return {
+                'conversation_id': started.conversation_id,
+                'message_id': started.message_id,
+                'user_message_id': started.user_message_id,
+                'model': started.model,
+                'provider': started.provider,
+                'usage': usage_summary(None),
+                'cost': None,
+                'currency': 'USD',
+                'duration_ms': None,
+                'stateless': started.stateless,
+            }
+        metadata: dict[str, Any] = {
+            'conversation_id': finished.conversation_id,
+            'message_id': finished.message_id,
+            'user_message_id': finished.user_message_id,
+            'model': finished.model,
+            'provider': finished.provider,
+            'usage': usage_summary(finished.usage),
+            'cost': float(finished.cost) if finished.cost is not None else None,
+            'currency': 'USD',
+            'duration_ms': finished.duration_ms,
+            'stateless': finished.stateless,
+        }
+        if finished.saved is not None:
+            metadata['saved'] = finished.saved
+        return metadata
 
     async def before_stream(self) -> AsyncIterator[BaseChunk]:
         yield StartChunk(message_id=self.server_message_id, message_metadata=self.metadata())
@@ -151,6 +167,10 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
             yield DataChunk(
                 type='data-notice', data={'kind': event.kind, 'message': event.message, **event.data}
             )
+            return
+        elif isinstance(event, TurnFinished):
+            self._finished = event
+            yield MessageMetadataChunk(message_metadata=self.metadata())
             return
         else:
             handled = super().handle_event(event)
@@ -194,13 +214,14 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
         # When a tool raises, the run fails and the base class closes the call with a generic
         # "interrupted by an error" result while handling the exception: show the exception instead.
         part = event.part
-        failure = sys.exc_info()[1]
+        failure = self._failed.error if self._failed is not None else sys.exc_info()[1]
         if part.outcome == 'failed' and part.content == _GENERIC_TOOL_ERROR and failure is not None:
             event = replace(event, part=replace(part, content=f'{type(failure).__name__}: {failure}'))
         async for chunk in super().handle_function_tool_result(event):
             yield chunk
 
     async def handle_run_result(self, event: AgentRunResultEvent[Any]) -> AsyncIterator[BaseChunk]:
+        # The engine sends the result once the answer is stored; the metadata follows on TurnFinished.
         pydantic_reason = event.result.response.finish_reason
         if pydantic_reason:
             from pydantic_ai.ui.vercel_ai._event_stream import _FINISH_REASON_MAP
@@ -209,17 +230,9 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
         output = event.result.output
         if not isinstance(output, str):
             yield DataChunk(type='data-structured-output', data={'output': jsonable(output)})
-        yield MessageMetadataChunk(message_metadata=self.metadata())
 
     async def on_error(self, error: Exception) -> AsyncIterator[BaseChunk]:
-        failure: TurnFailure | None = None
-        if self.on_failure is not None:
-            described = self.on_failure(error)
-            if hasattr(described, '__await__'):
-                described = await described
-            failure = described
-        if failure is None:
-            failure = TurnFailure.from_exception(error, recoverable=False)
+        failure = self._failed or TurnFailed.from_exception(error, recoverable=False)
         self._failure = failure
         async for chunk in super().on_error(error):
             if isinstance(chunk, ErrorChunk):

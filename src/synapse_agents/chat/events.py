@@ -1,0 +1,103 @@
+"""What a turn yields: pydantic-ai's own events plus Synapse's.
+
+`ChatEngine.stream` yields, in order:
+
+1. `TurnStarted`: the ids the turn will store under, the model chosen, whether the agent is
+   stateless (the moment the turn's first rows are queued, before the model is asked anything);
+2. the run's pydantic-ai events (`AgentStreamEvent`s), each as soon as it exists, with a `Notice`
+   after the event that caused it (such as a model fallback); the run's `AgentRunResultEvent` comes
+   only once the answer is stored;
+3. `TurnFailed` when the run, its setup or saving it failed (what the error card shows);
+4. `TurnFinished`, always last: how the turn ended and what was stored.
+
+Nothing here knows about HTTP or the Vercel AI stream: the web layer encodes these events.
+"""
+
+from __future__ import annotations
+
+import traceback as traceback_module
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from pydantic_ai.messages import AgentStreamEvent
+from pydantic_ai.run import AgentRunResultEvent
+from pydantic_ai.usage import RunUsage
+
+
+@dataclass
+class Notice:
+    """Something the user should know that is not an error, such as a model fallback."""
+
+    kind: str
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """The turn began: its rows are queued under these ids."""
+
+    conversation_id: str
+    message_id: str
+    """The assistant message's id."""
+    user_message_id: str
+    run_id: str
+    model: str | None
+    provider: str | None
+    stateless: bool
+
+
+@dataclass
+class TurnFailed:
+    """An exception that ended a turn, as shown on the error card."""
+
+    exception_class: str
+    message: str
+    traceback: str
+    recoverable: bool
+    error: BaseException | None = field(default=None, repr=False, compare=False)
+    """The exception that ended the run (for an unsaved turn, the run's own error when it had one)."""
+
+    @classmethod
+    def from_exception(cls, error: BaseException, *, recoverable: bool) -> TurnFailed:
+        """Describe `error`; the traceback is the formatted exception with its chain."""
+        text = ''.join(traceback_module.format_exception(error))
+        message = str(error) or type(error).__name__
+        return cls(type(error).__name__, message, text, recoverable, error)
+
+    def payload(self) -> dict[str, Any]:
+        """The card as JSON: class, message, traceback, recoverable."""
+        return {
+            'class': self.exception_class,
+            'message': self.message,
+            'traceback': self.traceback,
+            'recoverable': self.recoverable,
+        }
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    """How the turn ended: what was stored and what it cost.
+
+    An id is None when its row could not be stored; `saved` says whether every write of the turn
+    committed (None when the turn ended without its final write, such as a cancelled turn)."""
+
+    conversation_id: str | None
+    message_id: str | None
+    user_message_id: str | None
+    run_id: str
+    status: str
+    """The assistant row's final status (`complete` for an answer)."""
+    saved: bool | None
+    model: str | None
+    provider: str | None
+    usage: RunUsage | None
+    cost: Decimal | None
+    """In USD; None when any price is unknown."""
+    duration_ms: int | None
+    stateless: bool
+
+
+TurnEvent = AgentStreamEvent | AgentRunResultEvent[Any] | Notice | TurnStarted | TurnFailed | TurnFinished
+"""Any event a turn yields."""

@@ -1,0 +1,62 @@
+"""Synapse's own areas, registered through the same hooks a third-party plugin uses.
+
+Imports happen inside the hooks: `synapse --version` builds the command line without loading the
+web app, and a CLI command that never serves loads no route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .hookspecs import DashboardArea, hookimpl
+
+if TYPE_CHECKING:
+    import typer
+    from fastapi import APIRouter
+
+    from ..runtime.jobs import Job
+    from ..runtime.root import SynapseRuntime
+
+
+@hookimpl(tryfirst=True)
+def register_routes() -> Sequence[APIRouter]:
+    """Login, the API docs, health, agents, chat, conversations and attachments."""
+    from ..web import api_docs, login
+    from ..web.routes import agents, attachments, chat, conversations, extensions, health
+
+    return [
+        login.router,
+        api_docs.router,
+        health.router,
+        agents.router,
+        chat.router,
+        conversations.router,
+        attachments.router,
+        extensions.router,
+    ]
+
+
+@hookimpl(tryfirst=True)
+def register_dashboard_areas() -> Sequence[DashboardArea]:
+    """The dashboard's own nav entries."""
+    return [
+        DashboardArea(name='agents', path='/', label='Agents'),
+        DashboardArea(name='history', path='/history', label='History'),
+    ]
+
+
+@hookimpl(tryfirst=True)
+def register_jobs(runtime: SynapseRuntime) -> Sequence[Job]:
+    """The start-up sweep, and the daily auto-prune when the root runs maintenance."""
+    from ..runtime.maintenance import maintenance_jobs
+
+    return maintenance_jobs(runtime)
+
+
+@hookimpl(tryfirst=True)
+def register_commands(cli: typer.Typer) -> None:
+    """`synapse db`."""
+    from ..cli_db import db_app
+
+    cli.add_typer(db_app, name='db')

@@ -1,0 +1,83 @@
+"""The hooks through which Synapse's own areas and third-party plugins extend Synapse.
+
+A plugin is a module (or any object) with functions named after these hooks, each marked with
+`@hookimpl`; it implements only the hooks it needs. Built-in areas are registered the same way
+(`synapse_agents.plugins.builtin`); a package installed with an entry point in the
+`synapse_agents.plugins` group is loaded at start-up:
+
+    [project.entry-points."synapse_agents.plugins"]
+    my_feature = "my_feature.synapse_plugin"
+
+Agent behaviour is not extended here but with pydantic-ai capabilities on the agent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import typer
+    from fastapi import APIRouter
+    from sqlalchemy import Table
+
+    from ..runtime.jobs import Job
+    from ..runtime.root import SynapseRuntime
+
+PROJECT = 'synapse_agents'
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+_AREA_NAME = re.compile(r'^[a-z][a-z0-9-]{0,39}$')
+
+
+@dataclass(frozen=True)
+class DashboardArea:
+    """A nav entry of the dashboard: `name` (a slug), `path` (in the dashboard) and `label`."""
+
+    name: str
+    path: str
+    label: str
+
+    def __post_init__(self) -> None:
+        if not _AREA_NAME.match(self.name):
+            raise ValueError(f'dashboard area name {self.name!r}: lowercase letters, digits and -')
+        if not self.path.startswith('/') or self.path.startswith('//'):
+            raise ValueError(f'dashboard area {self.name!r}: path {self.path!r} must start with one /')
+        if not self.label.strip():
+            raise ValueError(f'dashboard area {self.name!r} needs a label')
+
+
+@hookspec
+def register_routes() -> Sequence[APIRouter]:  # type: ignore[empty-body]
+    """FastAPI routers to include in the app (the access policy applies to them like to any route).
+
+    Built-in routes come first: a plugin route cannot replace one. Paths under `/api/` answer JSON;
+    other paths not claimed here are the dashboard's.
+    """
+
+
+@hookspec
+def register_dashboard_areas() -> Sequence[DashboardArea]:  # type: ignore[empty-body]
+    """Nav entries of the dashboard, served by `GET /api/extensions`."""
+
+
+@hookspec
+def register_jobs(runtime: SynapseRuntime) -> Sequence[Job]:  # type: ignore[empty-body]
+    """Background jobs for the root's job runner (start-up work, or periodic work)."""
+
+
+@hookspec
+def register_tables() -> Sequence[Table]:  # type: ignore[empty-body]
+    """SQLAlchemy tables the plugin owns, declared on the store's one metadata
+    (`synapse_agents.store.models.Base.metadata`); their migrations stay in `store/migrations/`."""
+
+
+@hookspec
+def register_commands(cli: typer.Typer) -> None:
+    """Add commands or Typer sub-apps to the `synapse` command (`cli.add_typer(sub, name=...)`)."""

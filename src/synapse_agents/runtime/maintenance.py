@@ -1,0 +1,58 @@
+"""The root's maintenance jobs: the sweep of turns left in flight, the heartbeat, the daily auto-prune.
+
+The sweep runs once at start-up, before the root serves, and then every `HEARTBEAT_INTERVAL_S` as
+the heartbeat: `sweep_in_flight` heart-beats this process's instance first, then interrupts only
+what processes found gone left in flight (see `store.instances`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from ..store import Store
+from ..store.engine import writer
+from ..store.instances import HEARTBEAT_INTERVAL_S
+from ..store.recording import sweep_in_flight
+from .jobs import Job
+
+if TYPE_CHECKING:
+    from .root import SynapseRuntime
+
+logger = logging.getLogger('synapse.jobs')
+
+SWEEP_JOB = 'sweep-in-flight'
+HEARTBEAT_JOB = 'heartbeat'
+PRUNE_JOB = 'auto-prune'
+PRUNE_INTERVAL_S = 24 * 60 * 60
+
+
+def sweep(store: Store) -> tuple[int, int]:
+    """Mark turns and tool calls a previous process left in flight as interrupted; how many of each."""
+    with writer(store.engine).begin() as connection:
+        messages, tools = sweep_in_flight(connection)
+    if messages or tools:
+        logger.warning('marked %d turns and %d tool calls left in flight as interrupted', messages, tools)
+    return messages, tools
+
+
+def prune(store: Store, days: int) -> int:
+    """Remove conversations not updated for `days` days; how many were removed."""
+    report = store.conversations.prune(days)
+    if report.conversations:
+        logger.warning('auto-prune removed %d conversations older than %d days', report.conversations, days)
+    return report.conversations
+
+
+def maintenance_jobs(runtime: SynapseRuntime) -> list[Job]:
+    """The jobs every root runs (the sweep, the heartbeat), plus auto-prune when it runs maintenance
+    and `auto_prune` is on."""
+    store = runtime.store
+    jobs = [
+        Job(SWEEP_JOB, lambda: sweep(store)),
+        Job(HEARTBEAT_JOB, lambda: sweep(store), HEARTBEAT_INTERVAL_S, run_at_start=False),
+    ]
+    if runtime.maintenance and runtime.settings.auto_prune:
+        days = int(runtime.settings.retention_days)
+        jobs.append(Job(PRUNE_JOB, lambda: prune(store, days), PRUNE_INTERVAL_S))
+    return jobs

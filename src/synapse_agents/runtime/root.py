@@ -1,0 +1,172 @@
+"""The composition root: the one place Synapse is assembled, for every front door.
+
+`synapse serve`, `mount()`, the CLI commands that touch the database and (next) a worker all
+open a `SynapseRuntime`: loaded settings, the store, the agent catalog, the chat service (write
+queue and turn engine), the plugin manager and the background job runner. The web layer only
+starts and stops it in its lifespan and reads its parts.
+
+    runtime = SynapseRuntime.open(load_settings())
+    async with runtime.running():   # start-up jobs, then the periodic ones
+        ...
+    runtime.close()                 # the store
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Literal
+
+import anyio.to_thread
+import pluggy
+
+from ..plugins.manager import default_manager, plugin_jobs, plugin_tables
+from ..settings import LoadedSettings, Settings
+from ..store import Store
+from .jobs import JobRunner
+
+if TYPE_CHECKING:
+    from ..chat.service import ChatService
+    from ..discovery import Catalog
+
+DEMO_TARGET = 'synapse_agents.demo'
+
+Schema = Literal['ready', 'as-is']
+
+
+@dataclass
+class SynapseRuntime:
+    """One assembled Synapse; reachable from every route (as `SynapseContext`) via `get_context`."""
+
+    loaded: LoadedSettings
+    store: Store
+    targets: list[str] = field(default_factory=list)
+    catalog: Catalog | None = None
+    """The agent catalog; None serves no agents."""
+    plugins: pluggy.PluginManager = field(default_factory=default_manager)
+    jobs: JobRunner = field(default_factory=JobRunner)
+    maintenance: bool = False
+    """Run the maintenance jobs (the daily auto-prune when `auto_prune` is on)."""
+    started_at: float = field(default_factory=time.time)
+    chat: ChatService | None = None
+    """The chat service once `chat_service()` made it; closed (and forgotten) by `stop()`."""
+    _registered: list[str] = field(default_factory=list, repr=False)
+    _starts: int = field(default=0, repr=False)
+
+    @classmethod
+    def open(
+        cls,
+        loaded: LoadedSettings,
+        *,
+        demo: bool = False,
+        agents: bool = True,
+        maintenance: bool = False,
+        schema: Schema = 'ready',
+        plugins: pluggy.PluginManager | None = None,
+    ) -> SynapseRuntime:
+        """Open the store and build the catalog of the settings' discovery targets.
+
+        `schema='ready'` migrates the SQLite default and refuses a PostgreSQL schema that is not at
+        the newest revision (`StoreNotReady`); `'as-is'` opens the database as it is (`synapse db`).
+        `--demo` adds the demo agents; `agents=False` builds no catalog (and imports no agent).
+        """
+        from ..store.setup import open_store
+
+        settings = loaded.settings
+        if schema == 'ready':
+            store = open_store(settings, auto_upgrade=True)
+        else:
+            store = Store.open(settings.resolved_database_url, settings.attachments_dir)
+        targets = list(settings.agents)
+        if demo and DEMO_TARGET not in targets:
+            targets.append(DEMO_TARGET)
+        catalog: Catalog | None = None
+        if agents:
+            from ..discovery import Catalog
+
+            catalog = Catalog(targets, loaded.project_root, env_files=env_files(loaded))
+        return cls(
+            loaded=loaded,
+            store=store,
+            targets=targets,
+            catalog=catalog,
+            plugins=plugins or default_manager(),
+            maintenance=maintenance,
+        )
+
+    @property
+    def settings(self) -> Settings:
+        return self.loaded.settings
+
+    def chat_service(self) -> ChatService:
+        """The chat service (the write queue and the turn engine), made on first use."""
+        if self.chat is None:
+            from ..chat.service import ChatService
+
+            self.chat = ChatService(self.store)
+        return self.chat
+
+    async def start(self) -> None:
+        """Add the plugins' jobs to the runner and start it (start-up jobs finish first).
+
+        Two apps may share a root (each starts it in its lifespan): only the first start runs the
+        jobs, only the last matching `stop()` stops them.
+        """
+        self._starts += 1
+        if self._starts > 1:
+            return
+        try:
+            plugin_tables(self.plugins)  # a plugin table off the store's metadata fails here
+            for job in plugin_jobs(self.plugins, self):
+                self.jobs.add(job)
+                self._registered.append(job.name)
+            await self.jobs.start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        """Stop the jobs and drain and close the write queue; the root may be started again."""
+        self._starts = max(0, self._starts - 1)
+        if self._starts:
+            return
+        await self.jobs.stop()
+        for name in self._registered:
+            self.jobs.remove(name)
+        self._registered.clear()
+        if self.chat is not None:
+            chat, self.chat = self.chat, None
+            await anyio.to_thread.run_sync(chat.close)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[SynapseRuntime]:
+        """`start()` on entry, `stop()` on exit."""
+        await self.start()
+        try:
+            yield self
+        finally:
+            await self.stop()
+
+    def close(self) -> None:
+        """Close the store (after `stop()`, or when the root never started)."""
+        self.store.close()
+
+    def __enter__(self) -> SynapseRuntime:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def env_files(loaded: LoadedSettings) -> list[Path]:
+    """The dotenv files discovery re-reads when they change: the project's `.env` and `env_file`."""
+    files = [loaded.project_root / '.env']
+    if loaded.settings.env_file is not None:
+        files.append(loaded.settings.env_file)
+    return files

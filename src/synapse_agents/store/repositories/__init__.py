@@ -1,0 +1,1 @@
+"""One repository per aggregate: the reads and writes of its tables, and its table declarations."""
