@@ -32,7 +32,7 @@ from synapse_agents.chat.target import TurnTarget
 from synapse_agents.discovery import Catalog, DiscoveredAgent
 from synapse_agents.store import Conversation, Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.store.recording import (
+from synapse_agents.store.turn_writes import (
     ErrorRecord,
     TurnEnd,
     TurnStart,

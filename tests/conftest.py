@@ -30,7 +30,7 @@ from fixtures.projects import isolated_imports
 from synapse_agents.discovery import Catalog
 from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store, upgrade
-from synapse_agents.store.models import Base
+from synapse_agents.store.schema import Base
 from synapse_agents.web import SynapseContext, create_app
 from synapse_agents.web.server import DEMO_TARGET
 

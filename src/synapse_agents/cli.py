@@ -24,10 +24,18 @@ err_console = Console(stderr=True)
 _state = {'debug': False}
 
 
+def _fresh_consoles() -> None:
+    """New consoles for each command run: Rich fixes the width from `COLUMNS` when a console is made,
+    so consoles made at import would keep the width of whatever environment imported this module."""
+    global console, err_console
+    console, err_console = Console(), Console(stderr=True)
+
+
 class _OneLineErrors(TyperGroup):
     """Turn any unexpected exception into one clear line (a traceback with --debug)."""
 
     def invoke(self, ctx: Any) -> Any:
+        _fresh_consoles()
         try:
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, typer.TyperException, KeyboardInterrupt):

@@ -71,7 +71,7 @@ def db_current(ctx: typer.Context) -> None:
 def db_tables(ctx: typer.Context) -> None:
     """List the tables on the store's metadata: Synapse's own and those plugins declare."""
     from .plugins.manager import plugin_tables
-    from .store.models import Base
+    from .store.schema import Base
 
     owners = {table.name: plugin for plugin, table in plugin_tables(plugins_of(ctx))}
     listing = RichTable(title='Tables', show_lines=False)

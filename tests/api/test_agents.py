@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from fixtures.projects import FixtureProject
-from synapse_agents.discovery.models import AgentCard, AgentInfo
+from synapse_agents.discovery.agent_info import AgentCard, AgentInfo
 
 SUPPORT = 'synapse_agents.demo.agents.support-agent'
 

@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.store.models import Conversation, Message, ToolInvocation
 from synapse_agents.store.rows import AssistantEntry, AttachmentRef, ToolSegment, UserEntry
+from synapse_agents.store.schema import Conversation, Message, ToolInvocation
 from synapse_agents.store.thread import conversation_thread
 
 MOMENT = datetime(2026, 11, 30, 6, 11, 50, 884_321, tzinfo=UTC)

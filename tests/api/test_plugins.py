@@ -20,7 +20,7 @@ from synapse_agents.cli import command_line
 from synapse_agents.plugins import DashboardArea, PluginError, hookimpl, plugin_manager
 from synapse_agents.plugins.manager import ENTRY_POINT_GROUP, plugin_names, plugin_tables
 from synapse_agents.runtime import Job
-from synapse_agents.store.models import Base
+from synapse_agents.store.schema import Base
 from synapse_agents.web import SynapseContext, create_app
 from synapse_agents.web.access import AccessPolicy
 

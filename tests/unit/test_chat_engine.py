@@ -19,7 +19,7 @@ from synapse_agents.chat.events import TurnFailed, TurnFinished, TurnStarted
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.chat.target import TurnTarget
 from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
-from synapse_agents.store.recording import sweep_in_flight
+from synapse_agents.store.turn_writes import sweep_in_flight
 from synapse_agents.store.write_queue import WriteQueue
 
 pytestmark = pytest.mark.anyio

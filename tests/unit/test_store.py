@@ -23,7 +23,7 @@ from synapse_agents.store import (
 )
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.migrate import VERSION_TABLE, downgrade
-from synapse_agents.store.models import Base
+from synapse_agents.store.schema import Base
 from synapse_agents.store.search import include_name
 from synapse_agents.store.setup import StoreNotReady, open_store
 

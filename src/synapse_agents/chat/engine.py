@@ -26,7 +26,7 @@ from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
 from .attachments import SavedAttachment, save_uploads
 from .events import Notice, TurnEvent
-from .models import DEMO_MODEL_ID, MissingApiKey, build_model
+from .model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
 from .replay import load_history
 from .request import TurnRequest
 from .scope import Scope

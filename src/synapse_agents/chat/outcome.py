@@ -6,7 +6,6 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from pydantic import TypeAdapter
 from pydantic_ai.exceptions import ModelHTTPError, UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelMessage,
@@ -20,22 +19,19 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RunUsage
 
+from .._json import jsonable
 from ..store.write_queue import store_error_text
 from .attachments import strip_binary
 
 _RECOVERABLE_STATUS = {408, 409, 425, 429}
 
-_any = TypeAdapter(Any)
-
-
-def jsonable(value: Any) -> Any:
-    """`value` as plain JSON data (pydantic models, dataclasses and dates included)."""
-    return _any.dump_python(value, mode='json', fallback=str)
+ERROR_OUTCOMES = ('failed', 'retried', 'denied')
+"""pydantic-ai tool-return outcomes that Synapse records as an error."""
 
 
 def native_tool_status(part: NativeToolReturnPart) -> str:
     """Synapse's status for a native tool result: `success`, `error` or `interrupted`."""
-    if part.outcome in ('failed', 'retried', 'denied'):
+    if part.outcome in ERROR_OUTCOMES:
         return 'error'
     if part.outcome == 'interrupted':
         return 'interrupted'

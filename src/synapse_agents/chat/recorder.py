@@ -43,14 +43,13 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
 
+from .._json import jsonable
 from ..store.ids import new_id
-from ..store.models import utcnow
-from ..store.recording import record_llm_call, tool_finished, tool_started
+from ..store.schema import utcnow
+from ..store.turn_writes import record_llm_call, tool_finished, tool_started
 from ..store.write_queue import TurnWrites, WriteQueue
 from .events import Notice
-from .outcome import jsonable, native_tool_status
-
-_ERROR_OUTCOMES = ('failed', 'retried', 'denied')
+from .outcome import ERROR_OUTCOMES, native_tool_status
 
 
 @dataclass
@@ -269,12 +268,12 @@ class Recorder(AbstractCapability[Any]):
         if part.tool_call_id in self._done:
             return  # wrap_tool_execute already completed this call
         open_tool = self._tools.get(part.tool_call_id)
-        if open_tool is None and part.outcome not in _ERROR_OUTCOMES:
+        if open_tool is None and part.outcome not in ERROR_OUTCOMES:
             return
         if open_tool is None:
             call = ToolCallPart(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
             open_tool = self._start(call, kind='function')
-        failed = part.outcome in _ERROR_OUTCOMES
+        failed = part.outcome in ERROR_OUTCOMES
         self._finish(
             part.tool_call_id,
             open_tool,
@@ -282,10 +281,6 @@ class Recorder(AbstractCapability[Any]):
             result=None if failed else jsonable(part.content),
             error=part.model_response_str() if failed else None,
         )
-
-    def pending_tool_ids(self) -> list[str]:
-        """Row ids of tool calls still running (for the error path)."""
-        return [tool.row_id for tool in self._tools.values()]
 
 
 def _arguments(call: ToolCallPart | NativeToolCallPart) -> dict[str, Any] | None:

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic_ai.agent import AbstractAgent
 from pydantic_ai.models import Model
 
-from .models import DEMO_MODEL_ID
+from .model_choice import DEMO_MODEL_ID
 
 
 @dataclass

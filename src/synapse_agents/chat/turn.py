@@ -33,20 +33,20 @@ from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
 from pydantic_ai.usage import UsageLimits
 
+from .._json import jsonable
 from ..store.files import remove_inside
 from ..store.ids import is_valid_id, new_id
-from ..store.recording import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
+from ..store.turn_writes import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
 from ..store.write_queue import TurnWrites, WriteQueue
 from .attachments import SavedAttachment
 from .events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
-from .models import MissingApiKey
+from .model_choice import MissingApiKey
 from .outcome import (
     TurnNotSaved,
     answer_text,
     display_parts,
     dump_messages,
     is_recoverable,
-    jsonable,
     usage_cost,
     usage_summary,
 )

@@ -8,9 +8,9 @@ pydantic-ai (a private name it reads was renamed). See docs/discovery.md.
 """
 
 from ._pydantic_ai_internals import degraded_features
+from .agent_info import AgentCard, AgentInfo, AgentList, AgentProblem, DiscoveryProblem
 from .catalog import Catalog, CatalogSnapshot, DiscoveredAgent
 from .degraded import DegradedFeature
-from .models import AgentCard, AgentInfo, AgentList, AgentProblem, DiscoveryProblem
 
 __all__ = [
     'AgentCard',

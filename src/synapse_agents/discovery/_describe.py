@@ -13,9 +13,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic_ai import Agent
 from pydantic_ai.models import Model, parse_model_id
-from pydantic_core import to_jsonable_python
 
-from .models import ModelRef
+from .._json import jsonable as to_jsonable
+from .agent_info import ModelRef
 
 DEMO_PROVIDER = 'synapse'
 _QUALIFIER = re.compile(r'\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*)')
@@ -24,7 +24,7 @@ _SECRET = re.compile(r'token|secret|password|api_?key|authorization|credential|h
 
 def jsonable(value: Any) -> Any:
     """`value` as JSON-compatible data; anything unknown becomes its repr."""
-    return to_jsonable_python(value, fallback=repr, serialize_unknown=True)
+    return to_jsonable(value, unknown=repr)
 
 
 def redact(options: dict[str, Any]) -> dict[str, Any]:

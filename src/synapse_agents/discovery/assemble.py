@@ -18,10 +18,10 @@ from pydantic_ai import Agent
 from . import _pydantic_ai_internals as internals
 from . import keys, slugs
 from ._describe import display_path
+from .agent_info import AgentInfo, AgentProblem, DepsInfo, DiscoveryProblem, SubagentInfo
 from .collect import Candidate
 from .importer import exception_message, format_traceback
 from .inspection import Inspection, inspect_agent
-from .models import AgentInfo, AgentProblem, DepsInfo, DiscoveryProblem, SubagentInfo
 from .options import AgentOptions, read_options
 
 

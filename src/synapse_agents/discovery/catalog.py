@@ -22,9 +22,9 @@ from pydantic_ai import Agent
 
 from . import keys
 from ._pydantic_ai_internals import degraded_features
+from .agent_info import AgentCard, AgentInfo, AgentList, DegradedFeatureInfo, DiscoveryProblem
 from .assemble import Assembler, BuiltAgent
 from .collect import Collector
-from .models import AgentCard, AgentInfo, AgentList, DegradedFeatureInfo, DiscoveryProblem
 from .reload import ReloadTracker, Stamp, stamp
 from .targets import Target, default_targets, parse_target
 

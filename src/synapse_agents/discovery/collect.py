@@ -17,8 +17,8 @@ from typing import Any
 from pydantic_ai import Agent
 
 from . import targets as targets_module
+from .agent_info import DiscoveryProblem
 from .importer import ImportOutcome, exception_message, import_module, load_spec, looks_like_spec
-from .models import DiscoveryProblem
 from .reload import IsLocal, ReloadTracker, Stamp, module_file, stamp
 from .targets import FolderWalker, Target, WalkResult
 

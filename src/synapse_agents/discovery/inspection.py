@@ -39,7 +39,7 @@ from ._describe import (
     type_name,
 )
 from ._tool_schemas import schema_failure
-from .models import (
+from .agent_info import (
     AgentInfo,
     CapabilityInfo,
     Counts,

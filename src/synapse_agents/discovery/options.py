@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from .agent_info import AgentProblem
 from .importer import discovery_mode, exception_message
-from .models import AgentProblem
 
 STATELESS_KEY = 'synapse.stateless'
 DEPS_FACTORY_KEY = 'synapse.deps_factory'

@@ -7,9 +7,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .agent_info import AgentCard
 from .catalog import CatalogSnapshot
 from .degraded import DegradedFeature
-from .models import AgentCard
 
 
 def print_report(snapshot: CatalogSnapshot, console: Console, *, tracebacks: bool = False) -> None:

@@ -75,7 +75,7 @@ def register_jobs(runtime: SynapseRuntime) -> Sequence[Job]:  # type: ignore[emp
 @hookspec
 def register_tables() -> Sequence[Table]:  # type: ignore[empty-body]
     """SQLAlchemy tables the plugin owns, declared on the store's one metadata
-    (`synapse_agents.store.models.Base.metadata`); their migrations stay in `store/migrations/`."""
+    (`synapse_agents.store.schema.Base.metadata`); their migrations stay in `store/migrations/`."""
 
 
 @hookspec

@@ -111,7 +111,7 @@ def plugin_tables(manager: pluggy.PluginManager) -> list[tuple[str, Table]]:
     """Each plugin's tables as (plugin name, table); each must be on the store's metadata."""
     from sqlalchemy import Table
 
-    from ..store.models import Base
+    from ..store.schema import Base
 
     found: list[tuple[str, Table]] = []
     for impl in manager.hook.register_tables.get_hookimpls():
@@ -120,7 +120,7 @@ def plugin_tables(manager: pluggy.PluginManager) -> list[tuple[str, Table]]:
             if table.metadata is not Base.metadata:
                 raise PluginError(
                     f'plugin {impl.plugin_name!r}: table {table.name!r} is not on the store metadata '
-                    '(declare it on synapse_agents.store.models.Base.metadata)'
+                    '(declare it on synapse_agents.store.schema.Base.metadata)'
                 )
             found.append((impl.plugin_name, table))
     return found

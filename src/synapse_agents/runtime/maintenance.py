@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..store import Store
 from ..store.engine import writer
 from ..store.instances import HEARTBEAT_INTERVAL_S
-from ..store.recording import sweep_in_flight
+from ..store.turn_writes import sweep_in_flight
 from .jobs import Job
 
 if TYPE_CHECKING:

@@ -2,8 +2,8 @@
 
 from .engine import create_store_engine
 from .migrate import current_revision, head_revision, upgrade
-from .models import Base, Conversation, LlmCall, Message, ToolInvocation
 from .repository import DeletionReport, Store
+from .schema import Base, Conversation, LlmCall, Message, ToolInvocation
 
 __all__ = [
     'Base',

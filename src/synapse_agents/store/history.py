@@ -23,8 +23,8 @@ from sqlalchemy import String, any_, bindparam, func, literal_column, select, un
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
-from .models import Conversation, Message, ToolInvocation
 from .rows import SUMMARY_FIELDS, ConversationSummary, summary_of
+from .schema import Conversation, Message, ToolInvocation
 from .search import WIDE_CAP, SearchProbe, contains_condition, likely_common, probe
 
 PAGE_SIZE = 25

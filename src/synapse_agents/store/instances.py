@@ -2,7 +2,7 @@
 
 A turn's `streaming` assistant row and its `pending` tool rows record the instance that runs them
 (`owner`). An instance heart-beats its `store_instances` row every `HEARTBEAT_INTERVAL_S`; the
-sweep (`store.recording.sweep_in_flight`) marks interrupted only the in-flight rows whose owner is
+sweep (`store.turn_writes.sweep_in_flight`) marks interrupted only the in-flight rows whose owner is
 not live, so several processes on one database never interrupt each other's turns, and the turns
 of a process that died are swept by the next sweep of any survivor.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from .ids import new_id
-from .models import Base, StoreInstance, utcnow
+from .schema import Base, StoreInstance, utcnow
 
 HEARTBEAT_INTERVAL_S = 10.0
 """How often a running instance heart-beats (and sweeps)."""

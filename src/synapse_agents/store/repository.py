@@ -1,7 +1,7 @@
 """The store: the engine, its sessions, the table registry and one repository per aggregate.
 
 Reads and writes of an aggregate go through its repository (`store.conversations`,
-`store.ledger`); a chat turn's writes go through the write queue (`store/recording.py`). What a
+`store.ledger`); a chat turn's writes go through the write queue (`store/turn_writes.py`). What a
 delete removes and what `counts()` counts is derived from the table registry (`store/tables.py`).
 """
 

@@ -50,7 +50,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from .models import Conversation, Message
+from .schema import Conversation, Message
 
 FTS_TABLES = ('conversations_fts', 'messages_fts')
 """The SQLite FTS5 tables; each also owns shadow tables named `<table>_<suffix>`."""

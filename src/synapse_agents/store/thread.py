@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 from .history import LIST_COLUMNS, attachment_references
-from .models import Conversation, Message, ToolInvocation
 from .rows import (
     DETAIL_FIELDS,
     TOOL_FIELDS,
@@ -33,6 +32,7 @@ from .rows import (
     json_object,
     summary_of,
 )
+from .schema import Conversation, Message, ToolInvocation
 
 if TYPE_CHECKING:
     from .repository import Store

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import Boolean, Connection, bindparam, cast, func, or_, select, update
 
-from .models import Base, Conversation, LlmCall, Message, ToolInvocation
+from .schema import Base, Conversation, LlmCall, Message, ToolInvocation
 from .write_queue import execute
 
 _conversations = Base.metadata.tables[Conversation.__tablename__]

@@ -9,7 +9,7 @@ hundred concurrent streams cost a handful of transactions, and SQLite never sees
 this process ("database is locked" cannot happen here; other processes wait on the busy timeout).
 
 Writes nobody waits for (`submit`) linger up to `LINGER_S` before they are committed; a write that
-is waited for (`run`, `flush`, `drain`) commits everything queued before it at once. A turn faster
+is waited for (`run`, `drain`) commits everything queued before it at once. A turn faster
 than the linger (most turns of a fast model) therefore costs one transaction and one wake-up of
 the writer thread, at its end; a slow turn's rows still reach the database within `LINGER_S` of
 being produced (a crash loses at most that much). Waking the writer for every small write would
@@ -119,10 +119,6 @@ class WriteQueue:
     async def run(self, op: WriteOp[T]) -> T:
         """Queue `op`, commit it with everything queued before it, and wait without blocking the loop."""
         return await asyncio.wrap_future(self._put(op, urgent=True))
-
-    def flush(self, timeout: float | None = 10) -> None:
-        """Block until everything queued so far is committed."""
-        self._put(_nothing, urgent=True).result(timeout)
 
     async def drain(self) -> None:
         """Wait until everything queued so far is committed."""

@@ -50,8 +50,9 @@ from pydantic_ai.ui.vercel_ai.response_types import (
     StartChunk,
 )
 
+from .._json import jsonable
 from ..chat.events import Notice, TurnEvent, TurnFailed, TurnFinished, TurnStarted
-from ..chat.outcome import jsonable, native_tool_status, usage_summary
+from ..chat.outcome import native_tool_status, usage_summary
 
 STREAM_HEADERS = {
     'x-vercel-ai-ui-message-stream': 'v1',

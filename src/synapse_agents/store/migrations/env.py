@@ -6,7 +6,7 @@ from alembic import context
 from sqlalchemy import Connection
 
 from synapse_agents.store.migrate import VERSION_TABLE
-from synapse_agents.store.models import Base
+from synapse_agents.store.schema import Base
 from synapse_agents.store.search import include_name
 
 config = context.config

@@ -18,8 +18,8 @@ from sqlalchemy import func, select
 from ..files import owned_entries, remove_inside
 from ..history import ConversationFilters, list_conversations
 from ..ids import is_valid_id
-from ..models import Conversation, Message, ToolInvocation, utcnow
 from ..rows import ConversationSummary, ConversationThread, ToolCallDetail
+from ..schema import Conversation, Message, ToolInvocation, utcnow
 from ..tables import DeletionReport, register_table
 from ..thread import conversation_thread, tool_invocation
 

@@ -2,7 +2,7 @@
 
 A ledger row that names a conversation belongs to it and goes with it; one that names none (a
 call made outside any conversation) is accounting, not history, and stays. The rows are written
-by the write queue (`store/recording.py`); this module declares the table and reads it.
+by the write queue (`store/turn_writes.py`); this module declares the table and reads it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
-from ..models import LlmCall
+from ..schema import LlmCall
 from ..tables import register_table
 from .conversations import OWNER
 

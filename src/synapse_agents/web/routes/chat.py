@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from ...chat.attachments import Upload
 from ...chat.engine import TurnRejected
-from ...chat.models import selectable_models
+from ...chat.model_choice import selectable_models
 from ...chat.request import TurnRequest
 from ...chat.service import AgentLookupError, find_agent, target_for
 from ...chat.target import TurnTarget

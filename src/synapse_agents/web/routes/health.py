@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from ... import __version__
 from ...discovery import degraded_features
 from ...store import current_revision, head_revision
-from ...store.models import Base
+from ...store.schema import Base
 from ...store.write_queue import store_error_text
 from ..context import SynapseContext, get_context
 

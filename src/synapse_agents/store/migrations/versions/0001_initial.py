@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from synapse_agents.store.models import JsonType, UtcDateTime
+from synapse_agents.store.schema import JsonType, UtcDateTime
 
 revision = '0001'
 down_revision = None

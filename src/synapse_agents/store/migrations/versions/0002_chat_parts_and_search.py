@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from synapse_agents.store.models import JsonType
+from synapse_agents.store.schema import JsonType
 
 revision = '0002'
 down_revision = '0001'

@@ -6,7 +6,7 @@
 - An assistant answer stored `interrupted` and followed by its turn's error card was a failure: it
   becomes `failed` (a turn cut off has no error card).
 - `conversations.cost`, `messages.cost`, `llm_calls.cost`: `NUMERIC(20, 10)` on PostgreSQL; on
-  SQLite, which has no decimal type, an integer count of 10⁻¹⁰ USD units (`store.models.Money`),
+  SQLite, which has no decimal type, an integer count of 10⁻¹⁰ USD units (`store.schema.Money`),
   so that sums are exact. The column keeps its name and position in the API; on SQLite it is
   swapped in place (add, copy, drop, rename), never by copying the table, whose rowids the search
   index refers to.
@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from synapse_agents.store.models import UtcDateTime
+from synapse_agents.store.schema import UtcDateTime
 
 revision = '0004'
 down_revision = '0003'
@@ -30,7 +30,7 @@ depends_on = None
 
 _COST_TABLES = ('conversations', 'messages', 'llm_calls')
 _UNITS = 10**10
-"""SQLite cost units per USD (`store.models.COST_SCALE` = 10 places)."""
+"""SQLite cost units per USD (`store.schema.COST_SCALE` = 10 places)."""
 
 # The next row of the conversation after an answer, notices aside, is its turn's error card.
 _FAILED = """

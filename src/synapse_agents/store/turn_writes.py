@@ -39,7 +39,7 @@ from sqlalchemy import (
 
 from .ids import new_id
 from .instances import LEASE_S, Instance, current, heartbeat, live_instances
-from .models import Base, Conversation, LlmCall, Message, ToolInvocation, utcnow
+from .schema import Base, Conversation, LlmCall, Message, ToolInvocation, utcnow
 from .totals import end_totals, reconcile_in_flight, reconcile_totals
 from .write_queue import Statement, execute
 
