@@ -20,8 +20,8 @@ from typing import Any
 
 from sqlalchemy import Boolean, Connection, bindparam, cast, func, or_, select, update
 
+from .prepared import execute
 from .schema import Base, Conversation, LlmCall, Message, ToolInvocation
-from .write_queue import execute
 
 _conversations = Base.metadata.tables[Conversation.__tablename__]
 _messages = Base.metadata.tables[Message.__tablename__]

@@ -39,9 +39,10 @@ from sqlalchemy import (
 
 from .ids import new_id
 from .instances import LEASE_S, Instance, current, heartbeat, live_instances
+from .prepared import execute
 from .schema import Base, Conversation, LlmCall, Message, ToolInvocation, utcnow
 from .totals import end_totals, reconcile_in_flight, reconcile_totals
-from .write_queue import Statement, execute
+from .write_queue import Statement
 
 TITLE_LENGTH = 100
 

@@ -27,17 +27,16 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import Connection
-from sqlalchemy.orm import Session
-from sqlalchemy.sql import Executable
 
 from .engine import writer
+from .prepared import execute
 from .repository import Store
 
 logger = logging.getLogger('synapse.store')
@@ -48,20 +47,6 @@ WriteOp = Callable[[Connection], T]
 _MAX_BATCH = 256
 LINGER_S = 0.05
 """Longest a write nobody waits for stays queued before it is committed."""
-
-
-def execute(
-    target: Connection | Session,
-    statement: Executable,
-    params: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-) -> None:
-    """Run `statement` with one row of parameters, or with many (`executemany`; every row names the
-    same parameters), in `target`'s transaction; an empty list runs nothing."""
-    connection = target.connection() if isinstance(target, Session) else target
-    if isinstance(params, Mapping):
-        connection.execute(statement, dict(params))
-    elif params:
-        connection.execute(statement, [dict(row) for row in params])
 
 
 @dataclass(frozen=True)

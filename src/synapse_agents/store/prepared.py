@@ -1,0 +1,107 @@
+"""The hot writes, run straight on the DB-API cursor: compiled once per dialect, bound by the types.
+
+A chat turn's writes are a handful of statements built once at import (`store/turn_writes.py`). Going
+through `Connection.execute` costs SQLAlchemy's per-call machinery (cache lookup, execution
+context, result object, events) each time. `execute` compiles each statement once per dialect
+and set of parameter names, binds the values with the column types' own bind processors (the same JSON and UTC
+datetime handling `Connection.execute` applies), and hands them to the transaction's DB-API cursor
+(`executemany` for a list of rows).
+
+Anything it cannot prepare — a parameter it does not know, a column that needs a Python-side
+default — goes through `Connection.execute` unchanged, so the result is the same either way.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Dialect
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import Executable
+from sqlalchemy.sql.compiler import SQLCompiler
+
+Params = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A statement compiled for one dialect and one set of parameter names."""
+
+    statement: Any
+    """Kept so the `id()` in the cache key cannot be reused by another object."""
+    sql: str
+    positional: tuple[str, ...] | None
+    """Bind names in order for positional paramstyles (`?`); None for named ones (`%(name)s`)."""
+    processors: dict[str, Callable[[Any], Any]]
+    literals: dict[str, Any]
+    """Values of the statement's own literal binds (such as the 0.0 in `coalesce(cost, 0.0)`)."""
+
+    def bind(self, row: Params) -> Any:
+        values: dict[str, Any] = {**self.literals, **row}
+        for name, process in self.processors.items():
+            values[name] = process(values[name])
+        if self.positional is None:
+            return values
+        return tuple(values[name] for name in self.positional)
+
+
+_cache: dict[tuple[int, str, frozenset[str]], _Prepared | None] = {}
+_cache_lock = threading.Lock()
+
+
+def _prepare(dialect: Dialect, statement: Any, keys: Iterable[str]) -> _Prepared | None:
+    names = frozenset(keys)
+    key = (id(statement), dialect.name, names)
+    if key in _cache:
+        return _cache[key]  # None too: a statement known not to be preparable
+    prepared = _compile(dialect, statement, names)
+    with _cache_lock:
+        _cache[key] = prepared
+    return prepared
+
+
+def _compile(dialect: Dialect, statement: Any, names: frozenset[str]) -> _Prepared | None:
+    compiled = statement.compile(dialect=dialect, column_keys=sorted(names))
+    if not isinstance(compiled, SQLCompiler):
+        return None
+    if compiled.insert_prefetch or compiled.update_prefetch or compiled.returning:
+        return None  # Python-side defaults or RETURNING: leave those to SQLAlchemy
+    processors: dict[str, Callable[[Any], Any]] = {}
+    literals: dict[str, Any] = {}
+    for name, bind in compiled.binds.items():
+        if name not in names:
+            if bind.callable is not None or bind.required or bind.value is None:
+                return None  # a parameter the caller must give and did not
+            literals[name] = bind.effective_value
+        process = bind.type.dialect_impl(dialect).bind_processor(dialect)
+        if process is not None:
+            processors[name] = process
+    positional = tuple(compiled.positiontup) if compiled.positional and compiled.positiontup else None
+    if compiled.positional and positional is None:
+        return None
+    return _Prepared(statement, str(compiled), positional, processors, literals)
+
+
+def execute(target: Connection | Session, statement: Executable, params: Params | Sequence[Params]) -> None:
+    """Run `statement` with one row of parameters, or with many (`executemany`), in `target`'s
+    transaction; every row of a list must name the same parameters."""
+    connection = target.connection() if isinstance(target, Session) else target
+    rows: Sequence[Params] = [params] if isinstance(params, Mapping) else params
+    if not rows:
+        return
+    prepared = _prepare(connection.dialect, statement, rows[0].keys())
+    if prepared is None:
+        connection.execute(statement, [dict(row) for row in rows] if len(rows) > 1 else dict(rows[0]))
+        return
+    values = [prepared.bind(row) for row in rows]
+    cursor = connection.connection.cursor()
+    try:
+        if len(values) == 1:
+            cursor.execute(prepared.sql, values[0])
+        else:
+            cursor.executemany(prepared.sql, values)
+    finally:
+        cursor.close()
