@@ -104,6 +104,10 @@ class Conversation(Base):
     actor_id: Mapped[str | None] = mapped_column(String(255))
     subject_type: Mapped[str | None] = mapped_column(String(255))
     subject_id: Mapped[str | None] = mapped_column(String(255))
+    forked_from_id: Mapped[str | None] = mapped_column(String(36))
+    """The conversation this one was forked from (None: not a fork)."""
+    forked_at_message_id: Mapped[str | None] = mapped_column(String(36))
+    """The source's user message the fork re-runs: the fork holds copies of the turns before it."""
     has_error: Mapped[bool] = mapped_column(Boolean, default=False)
     message_count: Mapped[int] = mapped_column(Integer, default=0)
     tool_count: Mapped[int] = mapped_column(Integer, default=0)
@@ -119,6 +123,11 @@ class Conversation(Base):
         Index('ix_conversations_agent_updated', 'agent_key', 'updated_at'),
         Index('ix_conversations_error_updated', 'has_error', 'updated_at'),
         Index('ix_conversations_agent_error_updated', 'agent_key', 'has_error', 'updated_at'),
+        Index('ix_conversations_origin_updated', 'origin', 'updated_at'),
+        Index('ix_conversations_tenant_updated', 'tenant_type', 'tenant_id', 'updated_at'),
+        Index('ix_conversations_actor_updated', 'actor_type', 'actor_id', 'updated_at'),
+        Index('ix_conversations_subject_updated', 'subject_type', 'subject_id', 'updated_at'),
+        Index('ix_conversations_forked_from', 'forked_from_id'),
     )
 
 
@@ -145,6 +154,8 @@ class Message(Base):
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)
     owner: Mapped[str | None] = mapped_column(String(36))
     """The `store_instances` id of the process running the turn (while it is `streaming`)."""
+    copied_from_id: Mapped[str | None] = mapped_column(String(36))
+    """In a fork: the source conversation's row this one is a copy of (None: written here)."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (
@@ -228,3 +239,46 @@ class StoreInstance(Base):
     pid_scope: Mapped[str | None] = mapped_column(String(255))
     started_at: Mapped[datetime] = mapped_column()
     heartbeat_at: Mapped[datetime] = mapped_column()
+
+
+class LogConversation(Base):
+    """A conversation kept by `SqlConversationStore` (pydantic-ai's `ConversationRecord`).
+
+    pydantic-ai's `ConversationStore` keeps a conversation as a log of entries, each one message
+    pointing at the one before; this row points at the newest (`head_id`) and carries what the
+    messages cannot (usage, deferred tool requests, scope, branches). Ids are the app's own strings.
+    """
+
+    __tablename__ = 'log_conversations'
+
+    conversation_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    head_id: Mapped[str | None] = mapped_column(String(255))
+    usage: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    deferred_tool_requests: Mapped[dict[str, Any] | None] = mapped_column()
+    scope: Mapped[str | None] = mapped_column(String(255))
+    forked_from: Mapped[str | None] = mapped_column(String(255))
+    forked_at: Mapped[str | None] = mapped_column(String(255))
+    branches: Mapped[list[Any]] = mapped_column(default=list)
+    revision: Mapped[str] = mapped_column(String(64))
+    format_version: Mapped[int] = mapped_column(Integer, default=1)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        Index('ix_log_conversations_updated', 'updated_at'),
+        Index('ix_log_conversations_scope_updated', 'scope', 'updated_at'),
+    )
+
+
+class LogEntry(Base):
+    """One message of a `LogConversation`'s log (pydantic-ai's `ConversationEntry`), stored once."""
+
+    __tablename__ = 'log_entries'
+
+    id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    parent_id: Mapped[str | None] = mapped_column(String(255))
+    kind: Mapped[str] = mapped_column(String(16), default='message')
+    message: Mapped[dict[str, Any]] = mapped_column()
+    """The message as `ModelMessagesTypeAdapter` JSON (one element)."""
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (Index('ix_log_entries_parent', 'parent_id'),)
