@@ -2,26 +2,55 @@
 
 `synapse serve` discovers the agents in a project and opens a dashboard to chat with them and
 inspect every tool call, token and cost; `synapse_agents.mount(app, '/synapse', authorize=...)`
-serves the same dashboard inside your own FastAPI or Starlette application.
+serves the same dashboard inside your own FastAPI or Starlette application; `Synapse` runs an app's
+conversations with its agents through the same engine, scoped by tenant, actor and subject
+(see docs/runtime.md).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 __version__ = '0.1.0'
 
-__all__ = ['__version__', 'mount']
+__all__ = [
+    'Conversation',
+    'ConversationNotFound',
+    'Reply',
+    'Scope',
+    'ScopeMismatch',
+    'SqlConversationStore',
+    'Synapse',
+    'UnknownAgent',
+    '__version__',
+    'mount',
+]
 
 if TYPE_CHECKING:
+    from .chat.scope import Scope, ScopeMismatch
+    from .runtime.conversation import Conversation, ConversationNotFound, Reply
+    from .runtime.synapse import Synapse, UnknownAgent
+    from .store.conversation_log import SqlConversationStore
     from .web.mount import mount
+
+# Imported on first use: agent modules import synapse_agents.demo and the like without paying for
+# FastAPI or the store.
+_LAZY = {
+    'mount': '.web.mount',
+    'Synapse': '.runtime.synapse',
+    'UnknownAgent': '.runtime.synapse',
+    'Conversation': '.runtime.conversation',
+    'ConversationNotFound': '.runtime.conversation',
+    'Reply': '.runtime.conversation',
+    'Scope': '.chat.scope',
+    'ScopeMismatch': '.chat.scope',
+    'SqlConversationStore': '.store.conversation_log',
+}
 
 
 def __getattr__(name: str) -> Any:
-    # The web stack is imported on first use: agent modules import synapse_agents.demo and
-    # the like without paying for FastAPI.
-    if name == 'mount':
-        from .web.mount import mount
-
-        return mount
-    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    return getattr(import_module(module, __name__), name)

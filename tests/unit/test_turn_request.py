@@ -143,6 +143,38 @@ async def test_a_conversation_cannot_change_scope(engine: ChatEngine) -> None:
     assert rejected.value.status == 409 and 'scope' in rejected.value.message
 
 
+async def test_a_continued_turn_keeps_tenant_and_subject_and_names_who_talks_now(
+    engine: ChatEngine, store: Store
+) -> None:
+    prepared, _ = await run(engine, TurnRequest(turn_target('chat_agents.greeter'), 'hi', scope=ACME))
+    with pytest.raises(TurnRejected) as rejected:
+        await engine.prepare(
+            TurnRequest(
+                turn_target('chat_agents.greeter'),
+                'hi',
+                conversation_id=prepared.conversation_id,
+                scope=Scope(subject=('ticket', 'T-8')),
+            )
+        )
+    assert rejected.value.status == 409 and 'subject' in rejected.value.message
+    witness = ScopeWitness()
+    colleague = Scope(tenant=ACME.tenant, actor=('user', '43'))
+    await run(
+        engine,
+        TurnRequest(
+            turn_target('chat_agents.greeter'),
+            'and now me',
+            conversation_id=prepared.conversation_id,
+            scope=colleague,
+            capabilities=[witness],
+        ),
+    )
+    assert witness.seen == [Scope(tenant=ACME.tenant, actor=('user', '43'), subject=ACME.subject)]
+    # The conversation keeps the actor that opened it; the ledger names who talked each turn.
+    assert Scope.from_columns(conversation_row(store, prepared.conversation_id)) == ACME
+    assert [call.user for call in ledger(store, prepared.conversation_id)] == ['user:42', 'user:43']
+
+
 @pytest.mark.parametrize(
     'part',
     [('', 'x'), ('org', ''), ('org', 'x' * 256), ('org', 'a\x00b'), ('org',), ('org', 7), 'org:acme'],

@@ -29,7 +29,7 @@ from .events import Notice, TurnEvent
 from .model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
 from .replay import load_history
 from .request import TurnRequest
-from .scope import Scope
+from .scope import Scope, ScopeMismatch
 from .target import TurnTarget
 from .turn import DepsUnavailable, PreparedTurn, TurnStream, remove_files
 
@@ -117,7 +117,8 @@ class ChatEngine:
 def _check_conversation(
     conversation: Conversation | None, conversation_id: str, slug: str, scope: Scope
 ) -> Scope:
-    """The conversation's scope, once it is known to exist, to be this agent's and to be in `scope`."""
+    """The turn's scope, once the conversation is known to exist, to be this agent's and to keep the
+    tenant and subject `scope` names (its history is read only after this)."""
     if conversation is None:
         raise TurnRejected(404, f'No conversation with id {shown_id(conversation_id)}.')
     if conversation.agent_key != slug:
@@ -126,9 +127,12 @@ def _check_conversation(
             f'Conversation {conversation_id!r} belongs to agent {conversation.agent_key!r}, not {slug!r}.',
         )
     stored = Scope.from_columns(conversation)
-    if not scope.empty and scope != stored:
-        raise TurnRejected(409, f'Conversation {conversation_id!r} belongs to another scope.')
-    return stored
+    if scope.empty:
+        return stored
+    try:
+        return stored.continued_with(scope, conversation_id)
+    except ScopeMismatch as exc:
+        raise TurnRejected(409, str(exc), code='scope_mismatch') from exc
 
 
 def _choose_model(

@@ -76,6 +76,8 @@ class Recorder(AbstractCapability[Any]):
     """The ledger module of the run's model requests (`llm_calls.module`)."""
     parent_run_id: str | None = None
     """The run that started this one, kept on each ledger row."""
+    user: str | None = None
+    """Who the run talks to (the scope's actor as `type:id`), kept on each ledger row."""
     notices: list[Notice] = field(default_factory=list)
     """Notices not yet sent to the stream (the engine drains them)."""
     all_notices: list[Notice] = field(default_factory=list)
@@ -127,6 +129,7 @@ class Recorder(AbstractCapability[Any]):
             'currency': 'USD' if cost is not None else None,
             'price_source': 'genai-prices' if cost is not None else None,
             'duration_ms': duration_ms,
+            'user': self.user,
             'created_at': utcnow(),
         }
         self.writes.submit(record_llm_call(row))

@@ -35,6 +35,10 @@ class InvalidScope(ValueError):
     """A scope part that is not a `(type, id)` pair of non-empty strings of at most 255 characters."""
 
 
+class ScopeMismatch(Exception):
+    """A conversation was continued with a tenant or subject other than the ones it was opened with."""
+
+
 def _check(axis: str, value: object) -> Ref | None:
     if value is None:
         return None
@@ -95,6 +99,26 @@ class Scope:
         if not isinstance(data, dict):
             return cls()
         return cls(**{axis: _pair(data.get(axis)) for axis in AXES})
+
+    def continued_with(self, asked: Scope, conversation_id: str) -> Scope:
+        """The scope a turn of a conversation stored with this scope runs with, when `asked` for.
+
+        A conversation keeps its tenant and subject: one asked for that is not its own raises
+        `ScopeMismatch`. The actor is who talks now: the one asked for, else the stored one.
+        """
+        for axis in ('tenant', 'subject'):
+            wanted = getattr(asked, axis)
+            if wanted is not None and wanted != getattr(self, axis):
+                raise ScopeMismatch(
+                    f'Conversation {conversation_id!r} belongs to another {axis}: a conversation '
+                    'keeps the tenant and subject it was opened with (its scope).'
+                )
+        return Scope(tenant=self.tenant, actor=asked.actor or self.actor, subject=self.subject)
+
+    def label(self, axis: str) -> str | None:
+        """One axis as `type:id` (None when it is not set), as the ledger's `user` column keeps the actor."""
+        ref: Ref | None = getattr(self, axis)
+        return f'{ref[0]}:{ref[1]}' if ref is not None else None
 
     @classmethod
     def of(cls, ctx: RunContext[Any]) -> Scope:

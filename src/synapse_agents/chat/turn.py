@@ -113,6 +113,7 @@ class TurnStream:
             agent_key=turn.target.slug,
             module=turn.module,
             parent_run_id=turn.parent_run_id,
+            user=turn.scope.label('actor'),
         )
 
     # -- the events ----------------------------------------------------------------------

@@ -1,0 +1,282 @@
+"""`Conversation`: an app's conversation with one agent, in one scope; `Reply`: what a turn gave.
+
+A conversation is opened by `Synapse.conversation(...)`. Each `send` or `stream` is one turn of the
+turn engine (`chat/engine.py`): the same records as a playground chat, with the conversation's
+origin (`app` by default) and scope. Turns of one `Conversation` object run one at a time (a second
+`send` waits for the first), so each sees the one before it as history.
+
+    reply = await conv.send('Hello', attachments=[Path('a.pdf')])
+    async for event in conv.stream('And then?'):   # pydantic-ai events, as agent.run_stream_events
+        ...
+    conv.last_reply                                # the streamed turn's Reply
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import anyio
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import AgentStreamEvent, BinaryContent, ModelMessage
+from pydantic_ai.models import Model
+from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+from ..chat.attachments import Upload
+from ..chat.engine import ChatEngine, TurnRejected
+from ..chat.events import TurnFailed, TurnFinished, TurnStarted
+from ..chat.request import Origin, TurnRequest
+from ..chat.scope import Scope, ScopeMismatch
+from ..chat.target import TurnTarget, model_id_of
+
+Attachment = Path | str | BinaryContent | tuple[str, bytes] | tuple[str, bytes, str]
+"""A file to send: a path, pydantic-ai `BinaryContent`, or `(name, bytes[, media type])`."""
+
+
+class ConversationNotFound(LookupError):
+    """No stored conversation has that id."""
+
+
+class WrongAgent(ValueError):
+    """The stored conversation belongs to another agent."""
+
+
+class TurnNotStored(RuntimeError):
+    """A turn ended without its rows being stored (the store refused them)."""
+
+
+@dataclass(frozen=True)
+class TurnSettings:
+    """How a conversation's turns run: fixed when it is opened."""
+
+    model: Model | str | None = None
+    usage_limits: UsageLimits | None = None
+    capabilities: Sequence[AbstractCapability[Any]] = ()
+    origin: Origin = 'app'
+    max_message_chars: int = 100_000
+    max_attachments: int = 10
+    attachments_max_bytes: int = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One stored turn: the agent's output and what it cost."""
+
+    output: Any
+    usage: RunUsage
+    cost: Decimal | None
+    """In USD; None when a price is unknown ("unpriced"), never 0 for that."""
+    message_id: str
+    """The stored assistant message."""
+    user_message_id: str
+    conversation_id: str
+    run_id: str
+    model: str | None
+    duration_ms: int | None
+    result: AgentRunResult[Any] = field(repr=False)
+    """pydantic-ai's own result of the run (`new_messages()`, `all_messages()`, ...)."""
+
+    @property
+    def messages(self) -> list[ModelMessage]:
+        """The model messages this turn added."""
+        return self.result.new_messages()
+
+
+class Conversation:
+    """A conversation with one agent in one scope; see the module docstring."""
+
+    def __init__(
+        self,
+        engine: ChatEngine,
+        target: TurnTarget,
+        scope: Scope,
+        settings: TurnSettings,
+        *,
+        conversation_id: str | None = None,
+    ) -> None:
+        self._engine = engine
+        self._target = target
+        self._scope = scope
+        self._settings = settings
+        self._id = conversation_id
+        self._lock = anyio.Lock()
+        self.last_reply: Reply | None = None
+        """The last turn's reply (after `send`, or once a `stream` finished)."""
+
+    @property
+    def id(self) -> str | None:
+        """The conversation's id (None until the first turn of a new conversation is stored)."""
+        return self._id
+
+    @property
+    def scope(self) -> Scope:
+        """The tenant, actor and subject its turns run with."""
+        return self._scope
+
+    @property
+    def agent_key(self) -> str:
+        """The agent slug the conversation is stored under."""
+        return self._target.slug
+
+    async def send(self, message: str, *, attachments: Sequence[Attachment] = ()) -> Reply:
+        """Run one turn and return its reply once it is stored.
+
+        A run that fails raises its own exception (a provider error, `UsageLimitExceeded`, ...)
+        after the error card is stored, with a note naming the conversation."""
+        async with aclosing(self._turn(message, attachments, events=False)) as turn:
+            async for _ in turn:
+                pass
+        assert self.last_reply is not None
+        return self.last_reply
+
+    async def stream(
+        self, message: str, *, attachments: Sequence[Attachment] = ()
+    ) -> AsyncGenerator[AgentStreamEvent | AgentRunResultEvent[Any], None]:
+        """Run one turn, yielding pydantic-ai's events as they happen; the last is the run's result,
+        after the answer is stored. A failed run raises after its last event. Stop early with
+        `contextlib.aclosing(...)`: the turn is then stored as interrupted."""
+        async with aclosing(self._turn(message, attachments, events=True)) as turn:
+            async for event in turn:
+                yield event
+
+    async def _turn(
+        self, message: str, attachments: Sequence[Attachment], *, events: bool
+    ) -> AsyncGenerator[Any, None]:
+        uploads = self._uploads(message, attachments)
+        async with self._lock:
+            request = TurnRequest(
+                self._target,
+                message,
+                uploads,
+                conversation_id=self._id,
+                model_id=self._settings.model if isinstance(self._settings.model, str) else None,
+                origin=self._settings.origin,
+                scope=self._scope,
+                usage_limits=self._settings.usage_limits,
+                capabilities=self._settings.capabilities,
+            )
+            try:
+                prepared = await self._engine.prepare(request)
+            except TurnRejected as exc:
+                raise _rejection(exc) from None
+            if isinstance(self._settings.model, Model):
+                prepared.model = self._settings.model
+                prepared.model_name = self._settings.model.model_name
+                prepared.provider = self._settings.model.system
+            failure: TurnFailed | None = None
+            result: AgentRunResult[Any] | None = None
+            async with aclosing(self._engine.stream(prepared)) as stream:
+                async for event in stream:
+                    if isinstance(event, TurnStarted):
+                        continue
+                    if isinstance(event, TurnFailed):
+                        failure = event
+                    elif isinstance(event, TurnFinished):
+                        self._finish(event, result, failure)
+                    elif isinstance(event, AgentRunResultEvent):
+                        result = event.result
+                        if events:
+                            yield event
+                    elif events and not _is_synapse_event(event):
+                        yield event
+
+    def _finish(
+        self, finished: TurnFinished, result: AgentRunResult[Any] | None, failure: TurnFailed | None
+    ) -> None:
+        if finished.conversation_id is not None:
+            self._id = finished.conversation_id
+        if failure is not None:
+            error = failure.error or RuntimeError(failure.message)
+            where = (
+                f'conversation {finished.conversation_id}' if finished.conversation_id else 'no conversation'
+            )
+            error.add_note(f'Synapse stored this turn (status {finished.status}) in {where}.')
+            raise error
+        if result is None or finished.message_id is None or finished.user_message_id is None:
+            raise TurnNotStored(f'The turn ended ({finished.status}) without its answer being stored.')
+        self.last_reply = Reply(
+            output=result.output,
+            usage=finished.usage or result.usage,
+            cost=finished.cost,
+            message_id=finished.message_id,
+            user_message_id=finished.user_message_id,
+            conversation_id=self._id or finished.conversation_id or '',
+            run_id=finished.run_id,
+            model=finished.model,
+            duration_ms=finished.duration_ms,
+            result=result,
+        )
+
+    def _uploads(self, message: str, attachments: Sequence[Attachment]) -> list[Upload]:
+        """The files as uploads, checked like the playground's (before anything is stored)."""
+        settings = self._settings
+        if not isinstance(message, str):
+            raise TypeError(f'message: expected a string, got {type(message).__name__}.')
+        if '\x00' in message:
+            raise ValueError('message: NUL characters are not accepted.')
+        if len(message) > settings.max_message_chars:
+            raise ValueError(
+                f'message: {len(message)} characters is more than the {settings.max_message_chars} accepted.'
+            )
+        if isinstance(attachments, str | Path | BinaryContent):
+            raise TypeError('attachments: expected a list of files, got a single one.')
+        if len(attachments) > settings.max_attachments:
+            raise ValueError(
+                f'attachments: {len(attachments)} files is more than the '
+                f'{settings.max_attachments} a message may carry.'
+            )
+        uploads = [_upload(item) for item in attachments]
+        for upload in uploads:
+            if len(upload.data) > settings.attachments_max_bytes:
+                raise ValueError(f'{upload.name} is larger than {settings.attachments_max_bytes} bytes.')
+        if not message.strip() and not uploads:
+            raise ValueError('message: send a message or at least one attachment.')
+        return uploads
+
+    def __repr__(self) -> str:
+        model = self._settings.model
+        shown = model_id_of(model) if isinstance(model, Model) else model
+        return (
+            f'Conversation(id={self._id!r}, agent={self.agent_key!r}, scope={self._scope!r}, model={shown!r})'
+        )
+
+
+def _upload(item: Attachment) -> Upload:
+    if isinstance(item, BinaryContent):
+        name = item.identifier or 'file'
+        return Upload(name, item.media_type, item.data)
+    if isinstance(item, tuple):
+        if len(item) not in (2, 3) or not isinstance(item[0], str) or not isinstance(item[1], bytes):
+            raise TypeError('attachments: a tuple must be (name, bytes) or (name, bytes, media type).')
+        media_type = item[2] if len(item) == 3 else mimetypes.guess_type(item[0])[0] or ''
+        return Upload(item[0], str(media_type), item[1])
+    if isinstance(item, str | Path):
+        path = Path(item)
+        if not path.is_file():
+            raise FileNotFoundError(f'attachments: no file at {path}.')
+        return Upload(path.name, mimetypes.guess_type(path.name)[0] or '', path.read_bytes())
+    raise TypeError(
+        f'attachments: expected a path, BinaryContent or (name, bytes), got {type(item).__name__}.'
+    )
+
+
+def _is_synapse_event(event: Any) -> bool:
+    from ..chat.events import Notice
+
+    return isinstance(event, Notice)
+
+
+def _rejection(exc: TurnRejected) -> Exception:
+    if exc.status == 404:
+        return ConversationNotFound(exc.message)
+    if exc.code == 'scope_mismatch':
+        return ScopeMismatch(exc.message)
+    if exc.status == 409:
+        return WrongAgent(exc.message)
+    return RuntimeError(exc.message)

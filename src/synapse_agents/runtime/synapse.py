@@ -1,0 +1,250 @@
+"""`Synapse`: the runtime's front door for an app — conversations with agents, recorded like chats.
+
+    from synapse_agents import Synapse
+
+    async with Synapse() as syn:        # the settings, home and store `synapse serve` uses here
+        conv = await syn.conversation(agent, tenant=('firm', '7'), actor=('user', '42'))
+        reply = await conv.send('Hello')
+
+Every turn runs through the same turn engine as the playground (`chat/engine.py`), so it is stored
+the same way (messages, tool invocations, ledger rows, errors, interruptions) and shows in the
+workbench's history, where it can be opened and continued. While open, a `Synapse` runs the root's
+jobs (the heartbeat that tells other processes its turns are alive, and the start-up sweep).
+`Synapse().conversation_sync(...)` is the blocking twin for scripts (`runtime/blocking.py`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import anyio.to_thread
+from pydantic_ai.agent import AbstractAgent
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.models import Model
+from pydantic_ai.usage import UsageLimits
+
+from ..chat.request import ORIGINS, Origin
+from ..chat.scope import Ref, Scope
+from ..chat.service import find_agent
+from ..chat.target import TurnTarget
+from ..settings import LoadedSettings, load_settings
+from ..store.ids import is_valid_id, shown_id
+from .conversation import Conversation, ConversationNotFound, TurnSettings, WrongAgent
+from .root import SynapseRuntime
+
+if TYPE_CHECKING:
+    from ..store.conversation_log import SqlConversationStore
+    from .blocking import BlockingConversation
+
+
+class UnknownAgent(LookupError):
+    """No agent with that slug was discovered; the message names the closest known ones."""
+
+
+class Synapse:
+    """An open Synapse for an app: its settings, store and agent catalog, and conversations.
+
+    `project` is the folder whose `pyproject.toml` / `.env` / `SYNAPSE_*` settings apply (default:
+    the current folder, as for `synapse serve`); `home`, `database_url` and `agents` override those
+    settings. `discover=False` builds no catalog: agents are then passed as objects, never by slug.
+    """
+
+    def __init__(
+        self,
+        project: str | Path | None = None,
+        *,
+        home: str | Path | None = None,
+        database_url: str | None = None,
+        agents: Sequence[str] | None = None,
+        demo: bool = False,
+        discover: bool = True,
+        settings: LoadedSettings | None = None,
+    ) -> None:
+        overrides: dict[str, Any] = {
+            'home': Path(home) if home is not None else None,
+            'database_url': database_url,
+            'agents': list(agents) if agents is not None else None,
+        }
+        if settings is not None and any(value is not None for value in overrides.values()):
+            raise ValueError('pass either settings= or home=/database_url=/agents=, not both.')
+        self._loaded = settings
+        self._project = Path(project) if project is not None else None
+        self._overrides = overrides
+        self._demo = demo
+        self._discover = discover
+        self._runtime: SynapseRuntime | None = None
+        self._log_store: SqlConversationStore | None = None
+
+    # -- opening and closing -------------------------------------------------------------
+
+    async def open(self) -> Synapse:
+        """Load the settings, open (and migrate, for SQLite) the store, start the root's jobs."""
+        if self._runtime is not None:
+            return self
+        loaded = self._loaded
+        if loaded is None:
+            loaded = await anyio.to_thread.run_sync(lambda: load_settings(self._overrides, cwd=self._project))
+        runtime = await anyio.to_thread.run_sync(
+            lambda: SynapseRuntime.open(loaded, demo=self._demo, agents=self._discover)
+        )
+        try:
+            await runtime.start()
+        except BaseException:
+            runtime.close()
+            raise
+        self._runtime = runtime
+        return self
+
+    async def close(self) -> None:
+        """Finish queued writes, stop the jobs and close the store (open conversations stop working)."""
+        runtime, self._runtime = self._runtime, None
+        if runtime is None:
+            return
+        try:
+            await runtime.stop()
+        finally:
+            runtime.close()
+
+    async def __aenter__(self) -> Synapse:
+        return await self.open()
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    @property
+    def runtime(self) -> SynapseRuntime:
+        """The composition root (settings, store, catalog, chat service); raises when not open."""
+        if self._runtime is None:
+            raise RuntimeError(
+                'Synapse is not open: use `async with Synapse() as syn:` or `await syn.open()`.'
+            )
+        return self._runtime
+
+    @property
+    def conversation_store(self) -> SqlConversationStore:
+        """pydantic-ai's `ConversationStore` on this Synapse's database (see docs/conversation-store.md)."""
+        if self._log_store is None:
+            from ..store.conversation_log import SqlConversationStore
+
+            self._log_store = SqlConversationStore(self.runtime.store)
+        return self._log_store
+
+    # -- conversations -------------------------------------------------------------------
+
+    async def conversation(
+        self,
+        agent: AbstractAgent[Any, Any] | str,
+        *,
+        id: str | None = None,
+        tenant: Ref | None = None,
+        actor: Ref | None = None,
+        subject: Ref | None = None,
+        model: Model | str | None = None,
+        deps: Any = None,
+        key: str | None = None,
+        usage_limits: UsageLimits | None = None,
+        capabilities: Sequence[AbstractCapability[Any]] = (),
+        origin: Origin = 'app',
+    ) -> Conversation:
+        """A conversation with `agent` (an agent object or a discovered agent's slug).
+
+        Without `id` a new conversation is opened on the first `send`. With `id` the stored one is
+        continued: a `tenant` or `subject` given must be the one it was opened with
+        (`ScopeMismatch` otherwise, before any of it is read), `actor` names who talks now.
+        `model` overrides the agent's model (a pydantic-ai model or a model id such as
+        `'openai:gpt-5.6-sol'`); `deps` are passed to every run; `key` names an agent object that
+        discovery does not know (default: its `name`).
+        """
+        scope = Scope(tenant=tenant, actor=actor, subject=subject)  # InvalidScope before anything
+        if origin not in ORIGINS:
+            raise ValueError(f'origin: {origin!r:.80} is not one of {", ".join(ORIGINS)}.')
+        target = await self._target(agent, key)
+        if deps is not None:
+            target.deps_factory = lambda: deps
+        runtime = self.runtime
+        settings = TurnSettings(
+            model=model,
+            usage_limits=usage_limits,
+            capabilities=tuple(capabilities),
+            origin=origin,
+            max_message_chars=runtime.settings.max_message_chars,
+            max_attachments=runtime.settings.max_attachments,
+            attachments_max_bytes=runtime.settings.attachments_max_bytes,
+        )
+        if id is not None:
+            scope = await self._continued_scope(id, target.slug, scope)
+        return Conversation(runtime.chat_service().engine, target, scope, settings, conversation_id=id)
+
+    def conversation_sync(self, agent: AbstractAgent[Any, Any] | str, **options: Any) -> BlockingConversation:
+        """The blocking twin of `conversation` for scripts: `Synapse().conversation_sync(agent).send('hi')`.
+
+        Opens this Synapse on a private event loop thread when it is not open yet (close it with
+        `close_sync()`, or let the interpreter's exit do it)."""
+        from .blocking import blocking_conversation
+
+        return blocking_conversation(self, agent, options)
+
+    def close_sync(self) -> None:
+        """Close a Synapse that `conversation_sync` opened."""
+        from .blocking import close_blocking
+
+        close_blocking(self)
+
+    # -- agents and scopes ---------------------------------------------------------------
+
+    async def _target(self, agent: AbstractAgent[Any, Any] | str, key: str | None) -> TurnTarget:
+        catalog = self.runtime.catalog
+        if isinstance(agent, str):
+            if catalog is None:
+                raise UnknownAgent(f'No agent with slug {agent!r}: discovery is off (discover=False).')
+            found = await find_agent(catalog, agent)
+            if found is None:
+                raise UnknownAgent(_unknown_slug(agent, [a.slug for a in catalog.scan().agents]))
+            return TurnTarget.from_discovered(found)
+        if not isinstance(agent, AbstractAgent):
+            raise TypeError(f'agent: expected a pydantic-ai agent or a slug, got {type(agent).__name__}.')
+        if key is None and catalog is not None:
+            snapshot = await anyio.to_thread.run_sync(catalog.scan)
+            for found in snapshot.agents:
+                if found.agent is agent:
+                    return TurnTarget.from_discovered(found)
+        slug = key or agent.name
+        if not slug:
+            raise ValueError(
+                'This agent has no name and discovery does not know it: pass key="..." '
+                '(the name its conversations are stored under) or give the agent a name.'
+            )
+        if len(slug) > 255:
+            raise ValueError(f'key: {len(slug)} characters is more than 255.')
+        return TurnTarget.for_agent(agent, slug=slug)
+
+    async def _continued_scope(self, conversation_id: str, slug: str, asked: Scope) -> Scope:
+        if not is_valid_id(conversation_id):
+            raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
+        row = await anyio.to_thread.run_sync(self.runtime.store.conversations.get, conversation_id)
+        if row is None:
+            raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
+        if row.agent_key != slug:
+            raise WrongAgent(
+                f'Conversation {conversation_id!r} belongs to agent {row.agent_key!r}, not {slug!r}.'
+            )
+        return Scope.from_columns(row).continued_with(asked, conversation_id)
+
+
+def _unknown_slug(slug: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(slug, known, n=3, cutoff=0.4)
+    if not close:
+        # A slug is `module.name`: match on the last part too (`support` → `...demo.agents.support-agent`).
+        tails = {k.rsplit('.', 1)[-1]: k for k in known}
+        close = [tails[t] for t in difflib.get_close_matches(slug.rsplit('.', 1)[-1], list(tails), n=3)]
+    if close:
+        return f'No agent with slug {slug!r}. Did you mean: {", ".join(repr(c) for c in close)}?'
+    if known:
+        return f'No agent with slug {slug!r}. Known agents: {", ".join(repr(k) for k in known[:10])}.'
+    return f'No agent with slug {slug!r}: discovery found no agents.'
