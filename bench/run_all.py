@@ -46,6 +46,7 @@ class Script:
 SCRIPTS = (
     Script('discovery', 'Discovery', 'bench_discovery.py'),
     Script('turn', 'Chat turns', 'bench_turn.py'),
+    Script('python-api', 'Python API', 'bench_python_api.py'),
     Script('history', 'History at scale', 'bench_history.py'),
     Script('dashboard', 'Dashboard', 'bench_dashboard.py'),
 )

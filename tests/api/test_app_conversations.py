@@ -40,7 +40,8 @@ def test_an_app_conversation_is_listed_replayed_and_continued(
 
     # The playground continues it: no scope is sent, the stored one is kept.
     response = client.post(
-        f'/api/agents/{SUPPORT}/chat', data={'message': 'And the refund?', 'conversation_id': app_conversation}
+        f'/api/agents/{SUPPORT}/chat',
+        data={'message': 'And the refund?', 'conversation_id': app_conversation},
     )
     assert response.status_code == 200
     chunks = decode(response.text)
