@@ -117,6 +117,7 @@ def config(ids: dict[str, list[Any]]) -> SchemathesisConfig:
                 'path.index': drawn('indexes'),
                 'body.model': drawn('models'),
                 'body.conversation_id': drawn('conversations'),
+                'body.message_id': drawn('messages'),
             },
             # A NUL in a URL is refused before routing (400, tests/api/test_input_hygiene.py); the
             # generated data leaves it out so that every other check sees real answers.
@@ -128,10 +129,16 @@ def config(ids: dict[str, list[Any]]) -> SchemathesisConfig:
                     'parameters': {'path.message_id': drawn('files'), 'path.index': drawn('indexes')},
                 },
                 {
+                    # A fork of a conversation answers 201, or 404 when the message is none of its
+                    # user messages, or 409 while a turn before it is running.
+                    'include-name': 'POST /api/conversations/{conversation_id}/fork',
+                    'checks': {'positive_data_acceptance': {'expected-statuses': [201, 404, 409]}},
+                },
+                {
                     # A valid-looking chat request can still be a 422 for reasons no schema can state:
                     # `model` must be one of *this agent's* models, and a message needs text or a file.
-                    'include-path': '/api/agents/{slug}/chat',
-                    'include-method': 'POST',
+                    # (One `include-name`: an include-path and an include-method would match either.)
+                    'include-name': 'POST /api/agents/{slug}/chat',
                     'checks': {'positive_data_acceptance': {'expected-statuses': [200, 404, 409, 413, 422]}},
                 },
             ],
@@ -173,6 +180,7 @@ OPERATIONS = [
     ('GET', '/api/conversations/{conversation_id}'),
     ('PATCH', '/api/conversations/{conversation_id}'),
     ('DELETE', '/api/conversations/{conversation_id}'),
+    ('POST', '/api/conversations/{conversation_id}/fork'),
     ('POST', '/api/conversations/clear'),
     ('GET', '/api/tool-invocations/{tool_id}'),
     ('GET', '/api/attachments/{message_id}/{index}'),

@@ -99,17 +99,19 @@ def test_the_replay_json_keeps_its_form(client: TestClient, store: Store) -> Non
     body = client.get(f'/api/conversations/{ids["conversation"]}').content
     thread = json.loads(body)
     assert thread['conversation']['created_at'] == '2026-11-30T06:11:50.884Z'
-    assert list(thread['conversation'])[-2:] == ['stateless', 'agent_available']
+    assert list(thread['conversation'])[-4:] == ['stateless', 'agent_available', 'forked_from', 'forks']
+    assert thread['conversation']['forked_from'] is None and thread['conversation']['forks'] == []
+    assert [thread['conversation'][axis] for axis in ('tenant', 'actor', 'subject')] == [None, None, None]
     user, answer, notice, error = thread['messages']
     assert user == {
         'id': ids['user'], 'role': 'user', 'status': 'complete', 'content': 'u',
-        'created_at': '2026-11-30T06:11:50.884Z',
+        'created_at': '2026-11-30T06:11:50.884Z', 'copied_from_id': None,
         'attachments': [
             {'index': 0, 'name': 'notes.txt', 'media_type': 'text/plain', 'size': 3,
              'url': f'/api/attachments/{ids["user"]}/0'}
         ],
     }  # fmt: skip
-    assert list(user) == ['id', 'role', 'status', 'content', 'created_at', 'attachments']
+    assert list(user) == ['id', 'role', 'status', 'content', 'created_at', 'copied_from_id', 'attachments']
     assert [p['type'] for p in answer['parts']] == [
         'reasoning',
         'native-tool',
@@ -143,6 +145,7 @@ def test_the_replay_json_keeps_its_form(client: TestClient, store: Store) -> Non
     assert big['truncated'] is True and big['arguments'].endswith('…') and len(big['arguments']) == 1025
     assert list(unplaced) == ['id', 'kind', 'name', 'arguments', 'result', 'status', 'duration_ms']
     assert list(answer)[5:] == [
+        'copied_from_id',
         'parts',
         'usage',
         'input_tokens',

@@ -42,18 +42,22 @@ def test_the_document_names_every_history_answer() -> None:
     """The history routes document the models they return (the generated types depend on it)."""
     document = json.loads(openapi_json())
     responses = {
-        (path, method): operation['responses']['200']['content']['application/json']['schema']
+        (path, method): (status, answer['content']['application/json']['schema'])
         for path, item in document['paths'].items()
         for method, operation in item.items()
         if path.startswith(('/api/conversations', '/api/tool-invocations'))
+        for status, answer in operation['responses'].items()
+        if status.startswith('2')
     }
+    schemas = '#/components/schemas/'
     assert responses == {
-        ('/api/conversations', 'get'): {'$ref': '#/components/schemas/ConversationPage'},
-        ('/api/conversations/{conversation_id}', 'get'): {'$ref': '#/components/schemas/Thread'},
-        ('/api/conversations/{conversation_id}', 'patch'): {'$ref': '#/components/schemas/ConversationRow'},
-        ('/api/conversations/{conversation_id}', 'delete'): {'$ref': '#/components/schemas/Deleted'},
-        ('/api/conversations/clear', 'post'): {'$ref': '#/components/schemas/Deleted'},
-        ('/api/tool-invocations/{tool_id}', 'get'): {'$ref': '#/components/schemas/ToolInvocationFull'},
+        ('/api/conversations', 'get'): ('200', {'$ref': schemas + 'ConversationPage'}),
+        ('/api/conversations/{conversation_id}', 'get'): ('200', {'$ref': schemas + 'Thread'}),
+        ('/api/conversations/{conversation_id}', 'patch'): ('200', {'$ref': schemas + 'ConversationRow'}),
+        ('/api/conversations/{conversation_id}', 'delete'): ('200', {'$ref': schemas + 'Deleted'}),
+        ('/api/conversations/{conversation_id}/fork', 'post'): ('201', {'$ref': schemas + 'ConversationRow'}),
+        ('/api/conversations/clear', 'post'): ('200', {'$ref': schemas + 'Deleted'}),
+        ('/api/tool-invocations/{tool_id}', 'get'): ('200', {'$ref': schemas + 'ToolInvocationFull'}),
     }
 
 

@@ -2,6 +2,7 @@ import { Compass } from '@/components/icons'
 import { Link, Route, Routes } from 'react-router'
 import { EmptyState } from '@/components/common/States'
 import { AgentsPage } from '@/features/agents/AgentsPage'
+import { ComparePage } from '@/features/compare/ComparePage'
 import { HistoryPage } from '@/features/history/HistoryPage'
 import { PlaygroundPage } from '@/features/playground/PlaygroundPage'
 import { Shell } from '@/features/shell/Shell'
@@ -24,6 +25,7 @@ export function App() {
           <Route path="agents" element={<AgentsPage />} />
           <Route path="agents/:slug/*" element={<PlaygroundPage />} />
           <Route path="history" element={<HistoryPage />} />
+          <Route path="compare" element={<ComparePage />} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

@@ -86,10 +86,10 @@ describe('replay', () => {
     })
   })
   it('an interrupted answer is "stopped"; a failed one is shown with its error card', () => {
-    const base = { content: '', created_at: '', parts: [], usage: null, input_tokens: null, output_tokens: null, cost: null, duration_ms: null, meta: null }
+    const base = { content: '', created_at: '', copied_from_id: null, parts: [], usage: null, input_tokens: null, output_tokens: null, cost: null, duration_ms: null, meta: null }
     const items = replayItems([
       { id: 'a', role: 'assistant', status: 'failed', ...base },
-      { id: 'e', role: 'error', status: 'complete', content: 'boom', created_at: '', details: null },
+      { id: 'e', role: 'error', status: 'complete', content: 'boom', created_at: '', copied_from_id: null, details: null },
       { id: 'b', role: 'assistant', status: 'interrupted', ...base },
     ])
     expect(items.map((i) => i.kind === 'assistant' && i.stopped)).toEqual([false, false, true])

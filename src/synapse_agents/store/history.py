@@ -2,8 +2,10 @@
 
 `list_conversations` reads only `conversations` (its counters are kept in step by every write),
 plus a correlated `EXISTS` on `tool_invocations` for the tools filter and the search index for
-`search` (see `search.py`). Statements per call, whatever the data size: two for a plain or
-filtered list (the total, the page); two for a tools filter (the page, then its count capped at
+`search` (see `search.py`). The agent, status, date, origin, scope (tenant, actor, subject) and
+fork filters are plain conditions on `conversations` (each scope part and `forked_from_id` has its
+own index), so they add no statement. Statements per call, whatever the data size: two for a plain
+or filtered list (the total, the page); two for a tools filter (the page, then its count capped at
 `COUNT_CAP` rows past the page; one on the last page); three for a search (the two index probes,
 then the page with its total, or for a common term the walk with its lower bound), up to seven
 when a walk finds the term sparse and goes back to the index — one more when a page past the end
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
     from .repository import Store
 
 
+ScopeFilter = tuple[str, str | None]
+"""A scope part to match: `(type, id)`, or `(type, None)` for every id of that type."""
+
+
 @dataclass
 class ConversationFilters:
     """The history list's query parameters, parsed."""
@@ -43,6 +49,12 @@ class ConversationFilters:
     tools: list[str] = field(default_factory=list)
     date_from: datetime | None = None
     date_to: datetime | None = None
+    origins: list[str] = field(default_factory=list)
+    tenant: ScopeFilter | None = None
+    actor: ScopeFilter | None = None
+    subject: ScopeFilter | None = None
+    forked_from: str | None = None
+    """Only the forks of this conversation."""
     newest_first: bool = True
     page: int = 1
 
@@ -155,6 +167,18 @@ def _filter_conditions(filters: ConversationFilters) -> list[Any]:
         conditions.append(Conversation.updated_at >= filters.date_from)
     if filters.date_to is not None:
         conditions.append(Conversation.updated_at < filters.date_to)
+    if filters.origins:
+        conditions.append(Conversation.origin.in_(filters.origins))
+    for axis in ('tenant', 'actor', 'subject'):
+        wanted: ScopeFilter | None = getattr(filters, axis)
+        if wanted is not None:
+            # Each is an equality on the leading columns of its (type, id, updated_at) index.
+            kind, ident = wanted
+            conditions.append(getattr(Conversation, f'{axis}_type') == kind)
+            if ident is not None:
+                conditions.append(getattr(Conversation, f'{axis}_id') == ident)
+    if filters.forked_from is not None:
+        conditions.append(Conversation.forked_from_id == filters.forked_from)
     if filters.tools:
         # A correlated EXISTS: the other filters narrow the conversations first, then each is probed
         # through the (conversation, started_at) index (measured faster than IN on both dialects).

@@ -63,3 +63,8 @@ class Store:
         """Rows per registered table, for `synapse clear`, the benches and the tests."""
         with self.read() as session:
             return self.tables.counts(session.connection())
+
+
+# Declares pydantic-ai's conversation log tables in the registry (after `Store` exists: the module
+# builds on it), so every process's `counts()` and `synapse db tables` include them.
+from . import conversation_log as _conversation_log  # noqa: E402, F401

@@ -17,10 +17,14 @@ from decimal import Decimal
 from operator import attrgetter
 from typing import Any, Literal
 
+Ref = tuple[str, str]
+"""A scope part as `(type, id)`, such as `('user', '42')`."""
+
 
 @dataclass(frozen=True, slots=True)
 class ConversationSummary:
-    """A conversation's list row: who answered, its title, whether it failed, its counters."""
+    """A conversation's list row: who answered, its title, whether it failed, its counters, its
+    scope (tenant, actor, subject) and the conversation it was forked from."""
 
     id: str
     agent_key: str
@@ -28,6 +32,10 @@ class ConversationSummary:
     title: str
     has_error: bool
     origin: str
+    tenant: Ref | None
+    actor: Ref | None
+    subject: Ref | None
+    forked_from_id: str | None
     input_tokens: int
     output_tokens: int
     cost: Decimal | None
@@ -37,15 +45,46 @@ class ConversationSummary:
     updated_at: datetime
 
 
-SUMMARY_FIELDS = tuple(f.name for f in fields(ConversationSummary))
-"""The `conversations` columns a summary holds, in field order (the list selects exactly these)."""
+_SCOPE_AXES = ('tenant', 'actor', 'subject')
+_PLAIN_FIELDS = tuple(f.name for f in fields(ConversationSummary) if f.name not in _SCOPE_AXES)
+SUMMARY_FIELDS = (*_PLAIN_FIELDS, *(f'{axis}_{part}' for axis in _SCOPE_AXES for part in ('type', 'id')))
+"""The `conversations` columns a summary is read from (the list selects exactly these)."""
 
-_summary_values = attrgetter(*SUMMARY_FIELDS)
+_plain_values = attrgetter(*_PLAIN_FIELDS)
+_scope_values = attrgetter(*SUMMARY_FIELDS[len(_PLAIN_FIELDS) :])
+
+
+def _ref(kind: Any, ident: Any) -> Ref | None:
+    return (kind, ident) if isinstance(kind, str) and isinstance(ident, str) else None
 
 
 def summary_of(row: Any) -> ConversationSummary:
     """The summary of a `Conversation` (a query row with the summary's columns, or the ORM object)."""
-    return ConversationSummary(*_summary_values(row))
+    plain = dict(zip(_PLAIN_FIELDS, _plain_values(row), strict=True))
+    t_type, t_id, a_type, a_id, s_type, s_id = _scope_values(row)
+    return ConversationSummary(
+        **plain, tenant=_ref(t_type, t_id), actor=_ref(a_type, a_id), subject=_ref(s_type, s_id)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ForkSource:
+    """The conversation a fork was made from: its id, its title (None once it is deleted), and
+    the user message of it the fork re-runs."""
+
+    id: str
+    title: str | None
+    message_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ForkSummary:
+    """A conversation forked from this one, as its thread lists it."""
+
+    id: str
+    title: str
+    created_at: datetime
+    forked_at_message_id: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +156,8 @@ class _Entry:
     status: Literal['complete', 'streaming', 'failed', 'interrupted']
     content: str
     created_at: datetime
+    copied_from_id: str | None
+    """In a fork: the id of the source's row this one is a copy of."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,10 +199,12 @@ Entry = UserEntry | AssistantEntry | ErrorEntry | NoticeEntry
 
 @dataclass(frozen=True, slots=True)
 class ConversationThread:
-    """A conversation and its messages in order."""
+    """A conversation and its messages in order, where it was forked from, and its forks (oldest first)."""
 
     conversation: ConversationSummary
     messages: tuple[Entry, ...]
+    forked_from: ForkSource | None = None
+    forks: tuple[ForkSummary, ...] = ()
 
 
 def json_object(value: Any) -> dict[str, Any] | None:

@@ -142,9 +142,9 @@ class TableRegistry:
         """The owner's tables other than its root, newest declaration first (the order deletes run)."""
         return [t for t in reversed(list(self)) if t.owner == owner and not t.root]
 
-    def empty_report(self) -> DeletionReport:
-        """A report naming every registered table with nothing removed."""
-        return DeletionReport(rows_by_table={t.name: 0 for t in self})
+    def empty_report(self, owner: str | None = None) -> DeletionReport:
+        """A report naming every registered table (of `owner`, when given) with nothing removed."""
+        return DeletionReport(rows_by_table={t.name: 0 for t in self if owner is None or t.owner == owner})
 
     # -- what the declarations give ----------------------------------------------------
 
@@ -155,7 +155,7 @@ class TableRegistry:
     def delete_owned(self, connection: Connection, owner: str, ids: Sequence[str]) -> DeletionReport:
         """Delete the `owner` aggregates with these ids and every row of theirs, in `connection`'s
         transaction; `conversation_ids` lists the ids the database held."""
-        report = self.empty_report()
+        report = self.empty_report(owner)
         root = self.root(owner)
         for start in range(0, len(ids), _CHUNK):
             chunk = list(ids[start : start + _CHUNK])
@@ -170,7 +170,7 @@ class TableRegistry:
 
     def delete_orphans(self, connection: Connection, owner: str) -> DeletionReport:
         """Delete rows that name an `owner` whose root row is gone (a crash between two writes)."""
-        report = self.empty_report()
+        report = self.empty_report(owner)
         root = self.root(owner)
         for member in self.members(owner):
             alive = exists().where(root.column == member.column)

@@ -1,9 +1,10 @@
-"""A conversation's replay in three queries, and one tool invocation in full.
+"""A conversation's replay in four queries, and one tool invocation in full.
 
-`conversation_thread`: the conversation, its messages without `model_messages`, its tool
-invocations. Each tool invocation is placed inside the assistant answer that made them, where the
-answer's stored parts reference it; an answer's calls that no part references go last. Parts that
-are not well formed (a row written by hand) are left out.
+`conversation_thread`: the conversation (with its source's title when it is a fork), the
+conversations forked from it, its messages without `model_messages`, its tool invocations. Each
+tool invocation is placed inside the assistant answer that made them, where the answer's stored
+parts reference it; an answer's calls that no part references go last. Parts that are not well
+formed (a row written by hand) are left out.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import aliased
 
 from .history import LIST_COLUMNS, attachment_references
 from .rows import (
@@ -20,6 +22,8 @@ from .rows import (
     ConversationThread,
     Entry,
     ErrorEntry,
+    ForkSource,
+    ForkSummary,
     NoticeEntry,
     OutputSegment,
     Segment,
@@ -55,6 +59,21 @@ _MESSAGE_COLUMNS = (
     Message.meta,
     Message.details,
     Message.created_at,
+    Message.copied_from_id,
+)
+
+_source = aliased(Conversation)
+_SOURCE_TITLE = (
+    select(_source.title)
+    .where(_source.id == Conversation.forked_from_id)
+    .scalar_subquery()
+    .label('source_title')
+)
+_FORK_COLUMNS = (
+    Conversation.id,
+    Conversation.title,
+    Conversation.created_at,
+    Conversation.forked_at_message_id,
 )
 
 
@@ -62,10 +81,17 @@ def conversation_thread(store: Store, conversation_id: str) -> ConversationThrea
     """The whole thread in order, or None when there is no such conversation. Blocking."""
     with store.read() as session:
         conversation = session.execute(
-            select(*LIST_COLUMNS).where(Conversation.id == conversation_id)
+            select(*LIST_COLUMNS, Conversation.forked_at_message_id, _SOURCE_TITLE).where(
+                Conversation.id == conversation_id
+            )
         ).first()
         if conversation is None:
             return None
+        forks = session.execute(
+            select(*_FORK_COLUMNS)
+            .where(Conversation.forked_from_id == conversation_id)
+            .order_by(Conversation.created_at, Conversation.id)
+        ).all()
         messages = session.execute(
             select(*_MESSAGE_COLUMNS).where(Message.conversation_id == conversation_id).order_by(Message.id)
         ).all()
@@ -77,22 +103,28 @@ def conversation_thread(store: Store, conversation_id: str) -> ConversationThrea
     by_message: dict[str | None, list[ToolCall]] = {}
     for tool in tools:
         by_message.setdefault(tool[0], []).append(ToolCall(*tool[1:]))
+    source_id = conversation.forked_from_id
     return ConversationThread(
         conversation=summary_of(conversation),
         messages=tuple(_entry(m, by_message.pop(m.id, [])) for m in messages),
+        forked_from=ForkSource(source_id, conversation.source_title, conversation.forked_at_message_id)
+        if source_id is not None
+        else None,
+        forks=tuple(ForkSummary(*fork) for fork in forks),
     )
 
 
 def _entry(m: Any, tools: list[ToolCall]) -> Entry:
     if m.role == 'user':
         attachments = tuple(attachment_ref(a) for a in attachment_references(m.attachments))
-        return UserEntry(m.id, m.status, m.content, m.created_at, attachments)
+        return UserEntry(m.id, m.status, m.content, m.created_at, m.copied_from_id, attachments)
     if m.role == 'assistant':
         return AssistantEntry(
             m.id,
             m.status,
             m.content,
             m.created_at,
+            m.copied_from_id,
             parts=_segments(m.parts, tools),
             usage=json_object(m.usage),
             input_tokens=m.input_tokens,
@@ -102,8 +134,8 @@ def _entry(m: Any, tools: list[ToolCall]) -> Entry:
             meta=json_object(m.meta),
         )
     if m.role == 'error':
-        return ErrorEntry(m.id, m.status, m.content, m.created_at, json_object(m.details))
-    return NoticeEntry(m.id, m.status, m.content, m.created_at, json_object(m.meta))
+        return ErrorEntry(m.id, m.status, m.content, m.created_at, m.copied_from_id, json_object(m.details))
+    return NoticeEntry(m.id, m.status, m.content, m.created_at, m.copied_from_id, json_object(m.meta))
 
 
 def _segments(parts: Any, tools: list[ToolCall]) -> tuple[Segment, ...]:

@@ -1,3 +1,6 @@
 export const agentPath = (slug: string): string => `/agents/${encodeURIComponent(slug)}`
 
 export const conversationPath = (slug: string, id: string): string => `${agentPath(slug)}/c/${encodeURIComponent(id)}`
+
+/** The comparison of two conversations (A on the left, B on the right). */
+export const comparePath = (a: string, b: string): string => `/compare?${new URLSearchParams({ a, b }).toString()}`

@@ -34,7 +34,7 @@ export function HistoryPage() {
   const filtered = activeFilterCount(state) > 0 || state.search.trim() !== ''
   return (
     <div className="flex h-full flex-col overflow-y-auto">
-      <PageHeader title="History" description="Every playground conversation, with its messages, tool calls and errors." />
+      <PageHeader title="History" description="Every conversation, from the playground and from your apps, with its messages, tool calls and errors." />
       <HistoryToolbar state={state} agents={agents.data?.agents ?? []} onChange={update} />
       <div className="flex-1 px-6 pb-6">
         {!data && list.error !== undefined && <ErrorState error={list.error} retry={list.reload} />}
@@ -47,7 +47,7 @@ export function HistoryPage() {
         )}
         {data && data.conversations.length === 0 && !filtered && (
           <EmptyState icon={<History />} title="No conversations yet">
-            <p>Open an agent and send a message: every conversation lands here, searchable.</p>
+            <p>Open an agent and send a message: every conversation lands here, searchable, with the ones your apps hold.</p>
           </EmptyState>
         )}
         {data && data.conversations.length === 0 && filtered && (

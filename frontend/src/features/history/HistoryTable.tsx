@@ -1,10 +1,12 @@
-import { CheckCircle2, XCircle } from '@/components/icons'
+import { CheckCircle2, GitFork, XCircle } from '@/components/icons'
 import { Link, useNavigate } from 'react-router'
 import type { ConversationRow } from '@/lib/api/types'
 import { formatCompact, formatDateTime, formatInt } from '@/lib/format'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { ConversationMenu } from '@/features/conversations/ConversationMenu'
 import { conversationPath } from '@/features/conversations/paths'
+import { OriginBadge, ScopeLine } from '@/features/conversations/ScopeChips'
+import { groupForks, type HistoryEntry } from './forkGroups'
 
 function Status({ status }: { status: ConversationRow['status'] }) {
   return status === 'error' ? (
@@ -18,6 +20,31 @@ function Status({ status }: { status: ConversationRow['status'] }) {
   )
 }
 
+const INDENT_REM = 1.25
+const MAX_INDENT = 4
+
+function Title({ entry, path }: { entry: HistoryEntry; path: string }) {
+  const { row, depth, forkOf } = entry
+  return (
+    <div className="flex min-w-0 items-center gap-1.5" style={depth ? { paddingLeft: `${Math.min(depth, MAX_INDENT) * INDENT_REM}rem` } : undefined}>
+      {(depth > 0 || forkOf) && <GitFork className="size-3.5 shrink-0 text-muted-foreground" aria-label="Fork" role="img" />}
+      <Link to={path} onClick={(event) => event.stopPropagation()} className="min-w-0 truncate text-[13px] font-medium hover:underline">
+        {row.title || 'Untitled'}
+      </Link>
+      {forkOf && (
+        <Link
+          to={conversationPath(row.agent_key, forkOf)}
+          onClick={(event) => event.stopPropagation()}
+          className="shrink-0 text-xs text-muted-foreground hover:text-foreground hover:underline"
+          data-testid="fork-of"
+        >
+          fork of <span className="font-mono">{forkOf.slice(0, 8)}…</span>
+        </Link>
+      )}
+    </div>
+  )
+}
+
 export function HistoryTable({ rows }: { rows: ConversationRow[] }) {
   const navigate = useNavigate()
   return (
@@ -26,6 +53,7 @@ export function HistoryTable({ rows }: { rows: ConversationRow[] }) {
         <TableRow className="hover:bg-transparent">
           <TableHead className="w-44">Agent</TableHead>
           <TableHead>Message</TableHead>
+          <TableHead className="w-44">Origin &amp; scope</TableHead>
           <TableHead className="w-24">Status</TableHead>
           <TableHead className="w-20 text-right">Tokens</TableHead>
           <TableHead className="w-44">Date &amp; time</TableHead>
@@ -35,15 +63,27 @@ export function HistoryTable({ rows }: { rows: ConversationRow[] }) {
         </TableRow>
       </TableHeader>
       <TableBody>
-        {rows.map((row) => {
+        {groupForks(rows).map((entry) => {
+          const { row } = entry
           const path = conversationPath(row.agent_key, row.id)
           return (
-            <TableRow key={row.id} className="cursor-pointer" onClick={() => navigate(path)} data-testid="history-row">
+            <TableRow
+              key={row.id}
+              className="cursor-pointer"
+              onClick={() => navigate(path)}
+              data-testid="history-row"
+              data-depth={entry.depth}
+              data-fork={row.forked_from_id ? 'true' : undefined}
+            >
               <TableCell className="max-w-44 truncate text-[13px] text-muted-foreground">{row.agent_name}</TableCell>
               <TableCell className="max-w-0">
-                <Link to={path} onClick={(event) => event.stopPropagation()} className="block truncate text-[13px] font-medium hover:underline">
-                  {row.title || 'Untitled'}
-                </Link>
+                <Title entry={entry} path={path} />
+              </TableCell>
+              <TableCell className="max-w-44">
+                <div className="flex min-w-0 flex-col items-start gap-0.5">
+                  <OriginBadge origin={row.origin} />
+                  <ScopeLine scoped={row} className="max-w-full" />
+                </div>
               </TableCell>
               <TableCell>
                 <Status status={row.status} />

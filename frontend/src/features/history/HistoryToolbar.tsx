@@ -1,6 +1,6 @@
-import { ArrowDownUp, Search, X } from '@/components/icons'
+import { ArrowDownUp, GitFork, Search, X } from '@/components/icons'
 import { useEffect, useRef, useState } from 'react'
-import type { AgentCard } from '@/lib/api/types'
+import { ORIGINS, type AgentCard, type Origin } from '@/lib/api/types'
 import { isTyping, mod, useShortcut } from '@/lib/shortcuts'
 import { Badge } from '@/components/ui/badge'
 import { Button, buttonVariants } from '@/components/ui/button'
@@ -8,7 +8,15 @@ import { DropdownMenu, DropdownMenuContent, DropdownMenuRadioGroup, DropdownMenu
 import { Input } from '@/components/ui/input'
 import { MultiSelect } from '@/components/ui/multi-select'
 import { DateRange } from './DateRange'
-import { activeFilterCount, type HistoryState, type Sort, type StatusFilter } from './historyParams'
+import { activeFilterCount, NO_FILTERS, type HistoryState, type Sort, type StatusFilter } from './historyParams'
+import { ScopeFilter } from './ScopeFilter'
+
+const ORIGIN_HINT: Record<Origin, string> = {
+  playground: 'this dashboard',
+  app: 'your application',
+  task: 'a background task',
+  workflow: 'a workflow step',
+}
 
 const STATUS: [StatusFilter, string][] = [
   ['', 'All'],
@@ -81,8 +89,23 @@ export function HistoryToolbar({
       </div>
       <MultiSelect label="Tools" options={toolNames.map((tool) => ({ value: tool, label: tool }))} selected={state.tools} onChange={(values) => onChange({ tools: values })} />
       <DateRange from={state.from} to={state.to} onChange={(from, to) => onChange({ from, to })} />
+      <MultiSelect
+        label="Origin"
+        options={ORIGINS.map((origin) => ({ value: origin, label: origin, hint: ORIGIN_HINT[origin] }))}
+        selected={state.origins}
+        onChange={(values) => onChange({ origins: values as Origin[] })}
+      />
+      <ScopeFilter values={{ tenant: state.tenant, actor: state.actor, subject: state.subject }} onChange={(scope) => onChange(scope)} />
+      {state.forkedFrom && (
+        <Badge variant="outline" className="h-8 gap-1.5 px-2 text-[13px]" data-testid="forked-from-filter">
+          <GitFork /> Forks of <span className="max-w-28 truncate font-mono text-xs">{state.forkedFrom}</span>
+          <button type="button" onClick={() => onChange({ forkedFrom: '' })} aria-label="Show every conversation, not only forks" className="cursor-pointer rounded text-muted-foreground hover:text-foreground">
+            <X />
+          </button>
+        </Badge>
+      )}
       {active > 0 && (
-        <Button variant="ghost" size="sm" onClick={() => onChange({ agents: [], status: '', tools: [], from: '', to: '' })} data-testid="clear-filters">
+        <Button variant="ghost" size="sm" onClick={() => onChange({ ...NO_FILTERS })} data-testid="clear-filters">
           <Badge className="px-1 font-mono" aria-label={`${active} active filters`}>
             {active}
           </Badge>

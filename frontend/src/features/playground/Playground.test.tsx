@@ -28,10 +28,10 @@ const meta = (extra: object = {}) => ({ conversation_id: CONVERSATION, message_i
 const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`
 
 const stored: ConversationDetail = {
-  conversation: { id: CONVERSATION, agent_key: SLUG, agent_name: 'support_agent', title: 'Where is A-1001?', status: 'success', origin: 'playground', input_tokens: 12, output_tokens: 5, total_tokens: 17, cost: null, message_count: 2, tool_count: 0, created_at: '2026-11-30T06:00:00.000Z', updated_at: '2026-11-30T06:00:01.000Z', stateless: false, agent_available: true },
+  conversation: { id: CONVERSATION, agent_key: SLUG, agent_name: 'support_agent', title: 'Where is A-1001?', status: 'success', origin: 'playground', tenant: null, actor: null, subject: null, forked_from_id: null, forked_from: null, forks: [], input_tokens: 12, output_tokens: 5, total_tokens: 17, cost: null, message_count: 2, tool_count: 0, created_at: '2026-11-30T06:00:00.000Z', updated_at: '2026-11-30T06:00:01.000Z', stateless: false, agent_available: true },
   messages: [
-    { id: 'm1', role: 'user', status: 'complete', content: 'Where is A-1001?', created_at: '2026-11-30T06:00:00.000Z', attachments: [] },
-    { id: 'm2', role: 'assistant', status: 'complete', content: 'It shipped yesterday.', created_at: '2026-11-30T06:00:00.000Z', parts: [{ type: 'text', text: 'It shipped yesterday.' }], usage: { input_tokens: 12, output_tokens: 5 }, input_tokens: 12, output_tokens: 5, cost: null, duration_ms: 800, meta: { model: 'synapse-demo', provider: 'synapse' } },
+    { id: 'm1', copied_from_id: null, role: 'user', status: 'complete', content: 'Where is A-1001?', created_at: '2026-11-30T06:00:00.000Z', attachments: [] },
+    { id: 'm2', copied_from_id: null, role: 'assistant', status: 'complete', content: 'It shipped yesterday.', created_at: '2026-11-30T06:00:00.000Z', parts: [{ type: 'text', text: 'It shipped yesterday.' }], usage: { input_tokens: 12, output_tokens: 5 }, input_tokens: 12, output_tokens: 5, cost: null, duration_ms: 800, meta: { model: 'synapse-demo', provider: 'synapse' } },
   ],
   totals: { input_tokens: 12, output_tokens: 5, cost: null, duration_ms: 800, tool_calls: 0 },
 }

@@ -1,5 +1,5 @@
 import { ArrowDown, ArrowUp, PanelRight, Plus, Trash2, Unlink } from '@/components/icons'
-import type { AgentInfo, ConversationTotals } from '@/lib/api/types'
+import type { AgentInfo, ConversationTotals, ThreadConversation } from '@/lib/api/types'
 import { cn } from '@/lib/cn'
 import { formatCost, formatInt, formatModel } from '@/lib/format'
 import { Badge } from '@/components/ui/badge'
@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { Tooltip } from '@/components/ui/tooltip'
 import { AgentBadges } from '@/features/agents/AgentBadges'
+import { OriginBadge, ScopeChips } from '@/features/conversations/ScopeChips'
 
 function Totals({ totals }: { totals: ConversationTotals }) {
   return (
@@ -29,6 +30,7 @@ function Totals({ totals }: { totals: ConversationTotals }) {
 
 export function PlaygroundHeader({
   agent,
+  conversation,
   title,
   totals,
   hasConversation,
@@ -38,6 +40,8 @@ export function PlaygroundHeader({
   onToggleInfo,
 }: {
   agent: AgentInfo | undefined
+  /** The stored conversation, when there is one: its origin and scope show as chips. */
+  conversation?: ThreadConversation
   title: string | null
   totals: ConversationTotals | null
   hasConversation: boolean
@@ -67,9 +71,13 @@ export function PlaygroundHeader({
         ) : (
           <Skeleton className="h-4 w-48" />
         )}
-        <p className="truncate text-xs text-muted-foreground" data-testid="conversation-title">
-          {title ?? 'New conversation'}
-        </p>
+        <div className="flex min-w-0 items-center gap-2">
+          <p className="truncate text-xs text-muted-foreground" data-testid="conversation-title">
+            {title ?? 'New conversation'}
+          </p>
+          {conversation && <OriginBadge origin={conversation.origin} className="shrink-0" />}
+          {conversation && <ScopeChips scoped={conversation} />}
+        </div>
       </div>
       {totals && hasConversation && <Totals totals={totals} />}
       <Tooltip content="New conversation">

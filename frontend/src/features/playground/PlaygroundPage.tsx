@@ -12,13 +12,17 @@ import { ConfirmDialog } from '@/features/conversations/ConfirmDialog'
 import { agentPath, conversationPath } from '@/features/conversations/paths'
 import { InfoPanel, parseInfoTab, type InfoTab } from '@/features/info/InfoPanel'
 import { Composer } from './Composer'
+import { ForkBar } from './ForkBar'
 import { ModelSelect } from './ModelSelect'
 import { PlaygroundEmpty } from './PlaygroundEmpty'
 import { PlaygroundHeader } from './PlaygroundHeader'
-import { Thread, type ThreadHandle } from './Thread'
+import { EditButton, RerunEditor } from './RerunEditor'
+import { Thread, type ThreadHandle, type UserItem } from './Thread'
 import { combineThread, combineTotals } from './threadItems'
-import { useChatSession } from './useChatSession'
+import { useChatSession, type SendInput } from './useChatSession'
 import { useFileDrop } from './useFileDrop'
+import { UserBubble } from './UserBubble'
+import { useRerun } from './useRerun'
 
 export function PlaygroundPage() {
   const { slug = '' } = useParams()
@@ -98,12 +102,51 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
     return false
   })
 
+  /** Send on `model` (the chosen one; sent only when it is not the default). */
+  const sendOn = ({ message, files: attached, model: chosen }: SendInput) => {
+    void session.send({ message, files: attached, model: chosen !== defaultModel ? chosen : null })
+    requestAnimationFrame(() => thread.current?.scrollToBottom())
+  }
+
   const send = (message: string) => {
     const attached = files
     setFiles([])
-    void session.send({ message, files: attached, model: selectedModel !== defaultModel ? selectedModel : null })
-    requestAnimationFrame(() => thread.current?.scrollToBottom())
+    sendOn({ message, files: attached, model: selectedModel })
   }
+
+  const rerun = useRerun({
+    conversationId: session.conversationId,
+    send: sendOn,
+    open: (id) => navigate({ pathname: conversationPath(slug, id), search: location.search }),
+  })
+  // Only stored messages can be forked at; not while a run is going or the agent is gone.
+  const editable = new Set(
+    session.busy || unavailable ? [] : (detail.data?.messages ?? []).filter((message) => message.role === 'user').map((message) => message.id),
+  )
+  const renderUser = (item: UserItem) =>
+    rerun.editing === item.id ? (
+      <RerunEditor
+        messageId={item.id}
+        text={item.text}
+        attachments={item.attachments}
+        models={models.data?.models ?? []}
+        model={selectedModel}
+        defaultModel={defaultModel}
+        working={rerun.working}
+        error={rerun.error}
+        onRerun={(input) => {
+          setModel(input.model)
+          void rerun.rerun(input)
+        }}
+        onCancel={() => rerun.edit(null)}
+      />
+    ) : (
+      <UserBubble
+        text={item.text}
+        attachments={item.attachments}
+        actions={editable.has(item.id) ? <EditButton onClick={() => rerun.edit(item.id)} /> : undefined}
+      />
+    )
 
   const startNew = () => {
     session.reset()
@@ -128,6 +171,7 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
       <section aria-label="Playground" className="relative flex min-w-0 flex-1 flex-col" {...drop.handlers}>
         <PlaygroundHeader
           agent={agent.data}
+          conversation={detail.data?.conversation}
           title={detail.data?.conversation.title ?? (session.live[0]?.user.text.slice(0, 100) || null)}
           totals={totals}
           hasConversation={session.conversationId !== null}
@@ -136,6 +180,7 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
           onClear={() => setClearing(true)}
           onToggleInfo={() => setInfo(infoTab ? null : 'config')}
         />
+        <ForkBar conversation={detail.data?.conversation} />
         {conversationMissing ? (
           <ErrorState error={detail.error} className="flex-1" />
         ) : loadingThread ? (
@@ -143,7 +188,7 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
             <ThreadSkeleton />
           </div>
         ) : (
-          <Thread ref={thread} items={items} empty={<PlaygroundEmpty agent={agent.data} />} />
+          <Thread ref={thread} items={items} empty={<PlaygroundEmpty agent={agent.data} />} renderUser={renderUser} />
         )}
         {detail.error !== undefined && !conversationMissing && !detail.data && (
           <ErrorState error={detail.error} retry={detail.reload} className="py-4" />

@@ -7,10 +7,12 @@ import { NoticeCard } from './NoticeCard'
 import { UserBubble } from './UserBubble'
 import { useStickToBottom } from './useStickToBottom'
 
-function Item({ item }: { item: ThreadItem }) {
+export type UserItem = Extract<ThreadItem, { kind: 'user' }>
+
+function Item({ item, renderUser }: { item: ThreadItem; renderUser?: (item: UserItem) => ReactNode }) {
   switch (item.kind) {
     case 'user':
-      return <UserBubble text={item.text} attachments={item.attachments} />
+      return renderUser ? renderUser(item) : <UserBubble text={item.text} attachments={item.attachments} />
     case 'assistant':
       return <AssistantMessage parts={item.parts} meta={item.meta} streaming={item.streaming} stopped={item.stopped} />
     case 'error':
@@ -32,7 +34,15 @@ export interface ThreadHandle {
   scrollToBottom: () => void
 }
 
-export const Thread = forwardRef<ThreadHandle, { items: ThreadItem[]; empty: ReactNode }>(function Thread({ items, empty }, ref) {
+export const Thread = forwardRef<
+  ThreadHandle,
+  {
+    items: ThreadItem[]
+    empty: ReactNode
+    /** How a user message is drawn (with its edit action); the plain bubble by default. */
+    renderUser?: (item: UserItem) => ReactNode
+  }
+>(function Thread({ items, empty, renderUser }, ref) {
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const { atBottom, onScroll, scrollToBottom } = useStickToBottom(scroller, content)
@@ -41,7 +51,7 @@ export const Thread = forwardRef<ThreadHandle, { items: ThreadItem[]; empty: Rea
     <div className="relative min-h-0 flex-1">
       <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [scrollbar-gutter:stable]" data-testid="thread">
         <div ref={content} className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-6 py-6" aria-label="Conversation">
-          {items.length === 0 ? empty : items.map((item) => <Item key={item.id} item={item} />)}
+          {items.length === 0 ? empty : items.map((item) => <Item key={item.id} item={item} renderUser={renderUser} />)}
         </div>
       </div>
       {!atBottom && (

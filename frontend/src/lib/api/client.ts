@@ -70,6 +70,9 @@ export const api = {
   conversation: (id: string) => request<ConversationDetail>(`/api/conversations/${enc(id)}`),
   rename: (id: string, title: string) =>
     request<ConversationRow>(`/api/conversations/${enc(id)}`, json('PATCH', { title })),
+  /** A new conversation holding copies of every row before the user message `messageId`. */
+  fork: (id: string, messageId: string) =>
+    request<ConversationRow>(`/api/conversations/${enc(id)}/fork`, json('POST', { message_id: messageId })),
   toolInvocation: (id: string) => request<ToolInvocationFull>(`/api/tool-invocations/${enc(id)}`),
   remove: (id: string) => request<DeleteResult>(`/api/conversations/${enc(id)}`, { method: 'DELETE' }),
 }

@@ -152,6 +152,26 @@ export interface paths {
         patch: operations["rename_api_conversations__conversation_id__patch"];
         trace?: never;
     };
+    "/api/conversations/{conversation_id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fork
+         * @description A new conversation holding copies of the turns before one user message, to re-run it.
+         */
+        post: operations["fork_api_conversations__conversation_id__fork_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/clear": {
         parameters: {
             query?: never;
@@ -426,6 +446,11 @@ export interface components {
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
              */
             created_at: string;
+            /**
+             * Copied From Id
+             * @description In a fork: the id of the source conversation's row this one is a copy of.
+             */
+            copied_from_id: string | null;
             /** Parts */
             parts: (components["schemas"]["TextPart"] | components["schemas"]["ToolPart"] | components["schemas"]["StructuredOutputPart"])[];
             /** Usage */
@@ -539,8 +564,19 @@ export interface components {
              * @enum {string}
              */
             status: "success" | "error";
-            /** Origin */
+            /**
+             * Origin
+             * @description Where it was opened: playground, app, task or workflow.
+             */
             origin: string;
+            tenant: components["schemas"]["ScopeRef"] | null;
+            actor: components["schemas"]["ScopeRef"] | null;
+            subject: components["schemas"]["ScopeRef"] | null;
+            /**
+             * Forked From Id
+             * @description The conversation this one was forked from (its id stays after that one is deleted).
+             */
+            forked_from_id: string | null;
             /** Input Tokens */
             input_tokens: number;
             /** Output Tokens */
@@ -775,6 +811,11 @@ export interface components {
              */
             created_at: string;
             /**
+             * Copied From Id
+             * @description In a fork: the id of the source conversation's row this one is a copy of.
+             */
+            copied_from_id: string | null;
+            /**
              * Details
              * @description class, traceback, recoverable.
              */
@@ -797,6 +838,60 @@ export interface components {
              * @description The dashboard's areas, built-in ones first.
              */
             areas: components["schemas"]["DashboardAreaInfo"][];
+        };
+        /**
+         * ForkRequest
+         * @description Where to fork: the user message to re-run; the fork holds copies of the turns before it.
+         */
+        ForkRequest: {
+            /**
+             * Message Id
+             * @description A user message of the conversation.
+             */
+            message_id: string;
+            /**
+             * Title
+             * @description The fork's title (the source's when left out).
+             */
+            title?: string | null;
+        };
+        /**
+         * ForkRow
+         * @description A conversation forked from this one (built from a `rows.ForkSummary`).
+         */
+        ForkRow: {
+            /** Id */
+            id: string;
+            /** Title */
+            title: string;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+            /**
+             * Forked At Message Id
+             * @description This conversation's user message the fork re-runs.
+             */
+            forked_at_message_id: string | null;
+        };
+        /**
+         * ForkedFrom
+         * @description The conversation a fork was made from (built from a `rows.ForkSource`).
+         */
+        ForkedFrom: {
+            /** Id */
+            id: string;
+            /**
+             * Title
+             * @description Null once the source conversation is deleted.
+             */
+            title: string | null;
+            /**
+             * Message Id
+             * @description The source's user message the fork re-runs.
+             */
+            message_id: string | null;
         };
         /** Health */
         Health: {
@@ -952,6 +1047,11 @@ export interface components {
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
              */
             created_at: string;
+            /**
+             * Copied From Id
+             * @description In a fork: the id of the source conversation's row this one is a copy of.
+             */
+            copied_from_id: string | null;
             /** Meta */
             meta: {
                 [key: string]: unknown;
@@ -993,6 +1093,16 @@ export interface components {
             tools?: number | null;
             /** Output */
             output?: number | null;
+        };
+        /**
+         * ScopeRef
+         * @description One part of a conversation's scope: a type and an id, such as `user` and `42`.
+         */
+        ScopeRef: {
+            /** Type */
+            type: string;
+            /** Id */
+            id: string;
         };
         /**
          * StoreHealth
@@ -1051,7 +1161,8 @@ export interface components {
         };
         /**
          * ThreadConversation
-         * @description The conversation row of a thread, with what the catalog knows of its agent.
+         * @description The conversation row of a thread, with what the catalog knows of its agent, where it was
+         *     forked from and the conversations forked from it (oldest first).
          */
         ThreadConversation: {
             /** Id */
@@ -1068,8 +1179,19 @@ export interface components {
              * @enum {string}
              */
             status: "success" | "error";
-            /** Origin */
+            /**
+             * Origin
+             * @description Where it was opened: playground, app, task or workflow.
+             */
             origin: string;
+            tenant: components["schemas"]["ScopeRef"] | null;
+            actor: components["schemas"]["ScopeRef"] | null;
+            subject: components["schemas"]["ScopeRef"] | null;
+            /**
+             * Forked From Id
+             * @description The conversation this one was forked from (its id stays after that one is deleted).
+             */
+            forked_from_id: string | null;
             /** Input Tokens */
             input_tokens: number;
             /** Output Tokens */
@@ -1099,6 +1221,9 @@ export interface components {
             stateless: boolean;
             /** Agent Available */
             agent_available: boolean;
+            forked_from: components["schemas"]["ForkedFrom"] | null;
+            /** Forks */
+            forks: components["schemas"]["ForkRow"][];
         };
         /** ToolInfo */
         ToolInfo: {
@@ -1248,7 +1373,11 @@ export interface components {
             /** Tools */
             tools?: string[];
         };
-        /** Totals */
+        /**
+         * Totals
+         * @description What the conversation's own turns spent (a fork's copied turns are its source's spend), and
+         *     how many tool calls it holds.
+         */
         Totals: {
             /** Input Tokens */
             input_tokens: number;
@@ -1256,9 +1385,15 @@ export interface components {
             output_tokens: number;
             /** Cost */
             cost: number | null;
-            /** Duration Ms */
+            /**
+             * Duration Ms
+             * @description Summed over the answers of its own turns (copies left out).
+             */
             duration_ms: number;
-            /** Tool Calls */
+            /**
+             * Tool Calls
+             * @description Every tool call the thread holds, copied ones included.
+             */
             tool_calls: number;
         };
         /** UserMessage */
@@ -1282,6 +1417,11 @@ export interface components {
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
              */
             created_at: string;
+            /**
+             * Copied From Id
+             * @description In a fork: the id of the source conversation's row this one is a copy of.
+             */
+            copied_from_id: string | null;
             /** Attachments */
             attachments: components["schemas"]["Attachment"][];
         };
@@ -1711,6 +1851,13 @@ export interface operations {
                 "tools[]"?: string[];
                 from?: string;
                 to?: string;
+                origin?: ("playground" | "app" | "task" | "workflow")[];
+                "origin[]"?: ("playground" | "app" | "task" | "workflow")[];
+                tenant?: string | null;
+                actor?: string | null;
+                subject?: string | null;
+                /** @description Only the forks of this conversation. */
+                forked_from?: string | null;
                 sort?: "newest" | "oldest";
                 page?: number;
             };
@@ -2008,6 +2155,113 @@ export interface operations {
             };
             /** @description The store (the database) is failing: unreachable, locked or damaged. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    fork_api_conversations__conversation_id__fork_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationRow"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error. */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

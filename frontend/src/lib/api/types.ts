@@ -53,6 +53,15 @@ export type ToolInvocation = Schemas['ToolInvocation'] &
 
 export type ConversationRow = Schemas['ConversationRow']
 export type ConversationsResponse = Schemas['ConversationPage']
+
+/** Where a conversation was started: the playground, or an app, task or workflow run. */
+export const ORIGINS = ['playground', 'app', 'task', 'workflow'] as const
+export type Origin = (typeof ORIGINS)[number]
+
+/** One axis of a conversation's scope (its tenant, actor or subject), in the app's words. */
+export type ScopeRef = NonNullable<ConversationRow['tenant']>
+export const SCOPE_AXES = ['tenant', 'actor', 'subject'] as const
+export type ScopeAxis = (typeof SCOPE_AXES)[number]
 export type Attachment = Schemas['Attachment']
 
 export type ReplayPart = Schemas['TextPart'] | Schemas['ToolPart'] | Schemas['StructuredOutputPart']
@@ -90,6 +99,12 @@ export type ConversationTotals = Schemas['Totals']
 export interface ConversationDetail extends Omit<Schemas['Thread'], 'messages'> {
   messages: ReplayMessage[]
 }
+
+export type ThreadConversation = ConversationDetail['conversation']
+/** The conversation a fork was made from, and the user message it was cut at. */
+export type ForkSource = NonNullable<ThreadConversation['forked_from']>
+/** A fork of this conversation (oldest first in `forks`). */
+export type ForkSummary = NonNullable<ThreadConversation['forks']>[number]
 
 export type DeleteResult = Schemas['Deleted']
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, select
 
 from ..files import owned_entries, remove_inside
+from ..forks import fork_conversation
 from ..history import ConversationFilters, list_conversations
 from ..ids import is_valid_id
 from ..rows import ConversationSummary, ConversationThread, ToolCallDetail
@@ -85,6 +86,13 @@ class ConversationRepository:
             conversation.updated_at = utcnow()
             return conversation
 
+    def fork(
+        self, source_id: str, message_id: str, *, origin: str = 'playground', title: str | None = None
+    ) -> Conversation:
+        """A new conversation holding copies of the source's rows before its user message
+        `message_id` (see `store/forks.py`). Raises a `forks.ForkRefused`."""
+        return fork_conversation(self.store, source_id, message_id, origin=origin, title=title)
+
     def messages(self, conversation_id: str) -> Sequence[Message]:
         """The conversation's rows in the order they were written."""
         with self.store.read() as session:
@@ -126,7 +134,7 @@ class ConversationRepository:
         An id that is not one of Synapse's removes nothing and touches neither the database nor the disk.
         """
         if not is_valid_id(conversation_id):
-            return self.store.tables.empty_report()
+            return self.store.tables.empty_report(OWNER)
         return self._delete_ids([conversation_id])
 
     def prune(self, days: int, *, now: datetime | None = None) -> DeletionReport:
@@ -152,7 +160,7 @@ class ConversationRepository:
         return report
 
     def _delete_where(self, condition: Any) -> DeletionReport:
-        report = self.store.tables.empty_report()
+        report = self.store.tables.empty_report(OWNER)
         query = select(Conversation.id).limit(_CHUNK)
         if condition is not None:
             query = query.where(condition)

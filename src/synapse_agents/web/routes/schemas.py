@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, PlainSerializer, SerializeAsAny
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, SerializeAsAny
 from pydantic_core import to_json
 
 from ...store.repository import DeletionReport
@@ -31,6 +31,7 @@ from ...store.rows import (
     Entry,
     ErrorEntry,
     OutputSegment,
+    Ref,
     Segment,
     TextSegment,
     ToolCall,
@@ -62,6 +63,17 @@ ToolStatus = Literal['pending', 'success', 'error', 'interrupted']
 ToolKind = Literal['function', 'native', 'output']
 
 
+class ScopeRef(BaseModel):
+    """One part of a conversation's scope: a type and an id, such as `user` and `42`."""
+
+    type: str
+    id: str
+
+    @classmethod
+    def of(cls, ref: Ref | None) -> ScopeRef | None:
+        return cls(type=ref[0], id=ref[1]) if ref is not None else None
+
+
 class ConversationRow(BaseModel):
     """A conversation as the history list shows it."""
 
@@ -70,7 +82,13 @@ class ConversationRow(BaseModel):
     agent_name: str
     title: str
     status: Literal['success', 'error'] = Field(description='Whether the conversation has an error card.')
-    origin: str
+    origin: str = Field(description='Where it was opened: playground, app, task or workflow.')
+    tenant: ScopeRef | None
+    actor: ScopeRef | None
+    subject: ScopeRef | None
+    forked_from_id: str | None = Field(
+        description='The conversation this one was forked from (its id stays after that one is deleted).'
+    )
     input_tokens: int
     output_tokens: int
     total_tokens: int
@@ -93,6 +111,10 @@ def _row_fields(c: ConversationSummary) -> dict[str, Any]:
         'title': c.title,
         'status': 'error' if c.has_error else 'success',
         'origin': c.origin,
+        'tenant': ScopeRef.of(c.tenant),
+        'actor': ScopeRef.of(c.actor),
+        'subject': ScopeRef.of(c.subject),
+        'forked_from_id': c.forked_from_id,
         'input_tokens': c.input_tokens,
         'output_tokens': c.output_tokens,
         'total_tokens': c.input_tokens + c.output_tokens,
@@ -117,15 +139,48 @@ class ConversationPage(BaseModel):
     pages: int
 
 
+class ForkedFrom(BaseModel):
+    """The conversation a fork was made from (built from a `rows.ForkSource`)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    title: str | None = Field(description='Null once the source conversation is deleted.')
+    message_id: str | None = Field(description="The source's user message the fork re-runs.")
+
+
+class ForkRow(BaseModel):
+    """A conversation forked from this one (built from a `rows.ForkSummary`)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    title: str
+    created_at: Timestamp
+    forked_at_message_id: str | None = Field(description="This conversation's user message the fork re-runs.")
+
+
 class ThreadConversation(ConversationRow):
-    """The conversation row of a thread, with what the catalog knows of its agent."""
+    """The conversation row of a thread, with what the catalog knows of its agent, where it was
+    forked from and the conversations forked from it (oldest first)."""
 
     stateless: bool
     agent_available: bool
+    forked_from: ForkedFrom | None
+    forks: list[ForkRow]
 
     @classmethod
-    def about(cls, c: ConversationSummary, *, stateless: bool, agent_available: bool) -> ThreadConversation:
-        return cls(**_row_fields(c), stateless=stateless, agent_available=agent_available)
+    def about(
+        cls, thread: ConversationThread, *, stateless: bool, agent_available: bool
+    ) -> ThreadConversation:
+        source = thread.forked_from
+        return cls(
+            **_row_fields(thread.conversation),
+            stateless=stateless,
+            agent_available=agent_available,
+            forked_from=ForkedFrom.model_validate(source) if source is not None else None,
+            forks=[ForkRow.model_validate(fork) for fork in thread.forks],
+        )
 
 
 def _left_out_at(default: bool | None, description: str) -> Any:
@@ -273,6 +328,9 @@ class Attachment(BaseModel):
 
 
 MessageStatus = Literal['complete', 'streaming', 'failed', 'interrupted']
+CopiedFrom = Annotated[
+    str | None, Field(description="In a fork: the id of the source conversation's row this one is a copy of.")
+]
 
 
 class UserMessage(BaseModel):
@@ -281,6 +339,7 @@ class UserMessage(BaseModel):
     status: MessageStatus
     content: str
     created_at: Timestamp
+    copied_from_id: CopiedFrom
     attachments: list[Attachment]
 
 
@@ -290,6 +349,7 @@ class AssistantMessage(BaseModel):
     status: MessageStatus
     content: str
     created_at: Timestamp
+    copied_from_id: CopiedFrom
     parts: list[Part]
     usage: dict[str, Any] | None
     input_tokens: int | None
@@ -305,6 +365,7 @@ class ErrorMessage(BaseModel):
     status: MessageStatus
     content: str
     created_at: Timestamp
+    copied_from_id: CopiedFrom
     details: dict[str, Any] | None = Field(description='class, traceback, recoverable.')
 
 
@@ -314,6 +375,7 @@ class NoticeMessage(BaseModel):
     status: MessageStatus
     content: str
     created_at: Timestamp
+    copied_from_id: CopiedFrom
     meta: dict[str, Any] | None
 
 
@@ -327,6 +389,7 @@ def message_of(m: Entry) -> UserMessage | AssistantMessage | ErrorMessage | Noti
     if isinstance(m, AssistantEntry):
         return AssistantMessage(
             id=m.id,
+            copied_from_id=m.copied_from_id,
             role='assistant',
             status=m.status,
             content=m.content,
@@ -339,7 +402,13 @@ def message_of(m: Entry) -> UserMessage | AssistantMessage | ErrorMessage | Noti
             duration_ms=m.duration_ms,
             meta=m.meta,
         )
-    common = {'id': m.id, 'status': m.status, 'content': m.content, 'created_at': m.created_at}
+    common = {
+        'id': m.id,
+        'copied_from_id': m.copied_from_id,
+        'status': m.status,
+        'content': m.content,
+        'created_at': m.created_at,
+    }
     if isinstance(m, UserEntry):
         return UserMessage(**common, role='user', attachments=[Attachment.of(m.id, a) for a in m.attachments])
     if isinstance(m, ErrorEntry):
@@ -348,11 +417,14 @@ def message_of(m: Entry) -> UserMessage | AssistantMessage | ErrorMessage | Noti
 
 
 class Totals(BaseModel):
+    """What the conversation's own turns spent (a fork's copied turns are its source's spend), and
+    how many tool calls it holds."""
+
     input_tokens: int
     output_tokens: int
     cost: Cost | None
-    duration_ms: int
-    tool_calls: int
+    duration_ms: int = Field(description='Summed over the answers of its own turns (copies left out).')
+    tool_calls: int = Field(description='Every tool call the thread holds, copied ones included.')
 
 
 class Thread(BaseModel):
@@ -365,9 +437,15 @@ class Thread(BaseModel):
     @classmethod
     def of(cls, thread: ConversationThread, *, stateless: bool, agent_available: bool) -> Thread:
         c = thread.conversation
-        duration = sum(m.duration_ms or 0 for m in thread.messages if isinstance(m, AssistantEntry))
+        duration = sum(
+            m.duration_ms or 0
+            for m in thread.messages
+            if isinstance(m, AssistantEntry) and m.copied_from_id is None
+        )
         return cls(
-            conversation=ThreadConversation.about(c, stateless=stateless, agent_available=agent_available),
+            conversation=ThreadConversation.about(
+                thread, stateless=stateless, agent_available=agent_available
+            ),
             messages=[message_of(m) for m in thread.messages],
             totals=Totals(
                 input_tokens=c.input_tokens,
