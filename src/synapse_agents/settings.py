@@ -130,6 +130,22 @@ class Settings(BaseSettings):
     auto_prune: bool = Field(
         False, description='When true, `synapse serve` prunes conversations older than retention_days daily.'
     )
+    secret_key: SecretStr | None = Field(
+        None,
+        description='Key that encrypts stored secrets such as provider API keys (a Fernet key: '
+        '`synapse registry new-key` prints one). Several comma-separated keys: the first encrypts, '
+        'any decrypts (for `synapse registry rotate-key`). Unset: storing a secret is refused.',
+    )
+    language: str = Field('en', description='Default language of answers and summaries (an IETF tag).')
+    chunk_size: int = Field(
+        1000, gt=0, description='Characters per chunk when documents are split for retrieval.'
+    )
+    chunk_overlap: int = Field(200, ge=0, description='Characters two neighbouring chunks share.')
+    vector_store: str = Field(
+        'auto',
+        description='The vector index for memory and retrieval: `auto` (sqlite-vec on SQLite, pgvector '
+        'on PostgreSQL), `sqlite-vec` or `pgvector`.',
+    )
 
     _agents_split = field_validator('agents', 'models', 'allowed_hosts', 'trusted_proxies', mode='before')(
         _split_list

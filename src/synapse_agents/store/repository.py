@@ -68,3 +68,4 @@ class Store:
 # Declares pydantic-ai's conversation log tables in the registry (after `Store` exists: the module
 # builds on it), so every process's `counts()` and `synapse db tables` include them.
 from . import conversation_log as _conversation_log  # noqa: E402, F401
+from ..registry import tables as _registry_tables  # noqa: E402, F401  (the registry's tables, on Base)
