@@ -22,7 +22,8 @@ from ...store.ids import is_valid_id, shown_id
 from ...store.rows import summary_of
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses, require_id
-from .schemas import ConversationPage, ConversationRow, Deleted, Thread, ToolInvocationFull
+from .schemas import ConversationPage, ConversationRow, Deleted
+from .thread_schemas import Thread, ToolInvocationFull
 
 router = APIRouter(tags=['conversations'])
 
