@@ -363,3 +363,29 @@ async def test_leaving_a_blocking_stream_early_stores_the_turn_interrupted(datab
     finally:
         store.close()
     assert answer.status == 'interrupted'
+
+
+async def test_fork_and_re_run_on_another_model(synapse: Synapse, database_url: str) -> None:
+    agent, _ = echo_agent()
+
+    async def other(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        yield 'other model heard: ' + ' | '.join(prompts(messages))
+
+    async with synapse as syn:
+        conv = await syn.conversation(agent, tenant=FIRM)
+        await conv.send('one')
+        second = await conv.send('two')
+        with pytest.raises(ValueError, match='not a user message'):
+            await conv.fork(second.message_id)  # an answer, not a user message
+        fork = await conv.fork(second.user_message_id, model=FunctionModel(stream_function=other))
+        assert fork.id != conv.id and fork.scope == conv.scope
+        rerun = await fork.send('two, edited')
+        with pytest.raises(ConversationNotFound):
+            await (await syn.conversation(agent)).fork(second.user_message_id)
+    assert rerun.output == 'other model heard: one | two, edited'
+    assert rerun.conversation_id == fork.id
+    source = conversation_row(database_url, conv.id or '')
+    forked = conversation_row(database_url, fork.id or '')
+    assert source.message_count == 4 and forked.message_count == 4
+    assert forked.forked_from_id == conv.id and forked.forked_at_message_id == second.user_message_id
+    assert forked.origin == 'app' and Scope.from_columns(forked).tenant == FIRM

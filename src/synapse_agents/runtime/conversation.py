@@ -16,7 +16,7 @@ from __future__ import annotations
 import mimetypes
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -123,6 +123,40 @@ class Conversation:
     def agent_key(self) -> str:
         """The agent slug the conversation is stored under."""
         return self._target.slug
+
+    async def fork(
+        self, message_id: str, *, model: Model | str | None = None, title: str | None = None
+    ) -> Conversation:
+        """A new conversation holding copies of this one's turns before its user message `message_id`
+        (`reply.user_message_id`), in the same scope; this one is not changed. Send the edited
+        message to the fork to re-run that turn, optionally on another `model`.
+
+        Raises `ConversationNotFound` before this conversation is stored, `ValueError` when
+        `message_id` is not one of its user messages, `RuntimeError` while a turn is in flight."""
+        from ..store.forks import ConversationNotFound as SourceNotFound
+        from ..store.forks import NotAUserMessage, TurnInFlight
+
+        source = self._id
+        if source is None:
+            raise ConversationNotFound('This conversation has no stored turn to fork yet.')
+        store = self._engine.store
+        await self._engine.writes.drain()
+        try:
+            row = await anyio.to_thread.run_sync(
+                lambda: store.conversations.fork(
+                    source, message_id, origin=self._settings.origin, title=title
+                )
+            )
+        except SourceNotFound as exc:
+            raise ConversationNotFound(f'No conversation with id {source}.') from exc
+        except NotAUserMessage as exc:
+            raise ValueError(
+                f'message_id: {message_id!r:.80} is not a user message of conversation {source}.'
+            ) from exc
+        except TurnInFlight as exc:
+            raise RuntimeError(str(exc)) from exc
+        settings = replace(self._settings, model=model) if model is not None else self._settings
+        return Conversation(self._engine, self._target, self._scope, settings, conversation_id=row.id)
 
     async def send(self, message: str, *, attachments: Sequence[Attachment] = ()) -> Reply:
         """Run one turn and return its reply once it is stored.
