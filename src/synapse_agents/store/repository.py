@@ -65,7 +65,9 @@ class Store:
             return self.tables.counts(session.connection())
 
 
-# Declares pydantic-ai's conversation log tables in the registry (after `Store` exists: the module
-# builds on it), so every process's `counts()` and `synapse db tables` include them.
+# The feature packages' tables, on the store's one metadata (imported after `Store` exists: they
+# build on it); the conversation log also declares its tables in the registry, so every process's
+# `counts()` and `synapse db tables` include them.
+from ..accounting import tables as _accounting_tables  # noqa: E402, F401
+from ..registry import tables as _registry_tables  # noqa: E402, F401
 from . import conversation_log as _conversation_log  # noqa: E402, F401
-from ..registry import tables as _registry_tables  # noqa: E402, F401  (the registry's tables, on Base)

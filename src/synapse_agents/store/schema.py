@@ -218,6 +218,16 @@ class LlmCall(Base):
     price_source: Mapped[str | None] = mapped_column(String(64))
     duration_ms: Mapped[int | None] = mapped_column(Integer)
     user: Mapped[str | None] = mapped_column(String(255))
+    """Who the call was made for: the scope's actor as `type:id`."""
+    tenant: Mapped[str | None] = mapped_column(String(255))
+    """Who pays: the scope's tenant as `type:id`."""
+    preset: Mapped[str | None] = mapped_column(String(100))
+    """The registry preset the call ran with."""
+    cost_reference: Mapped[Decimal | None] = mapped_column()
+    """`cost` converted to the reference currency (rates from the settings at call time)."""
+    reference_currency: Mapped[str | None] = mapped_column(String(8))
+    price_version: Mapped[str | None] = mapped_column(String(64))
+    """Which version of the price source priced the call (pinned at call time)."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (
@@ -225,6 +235,9 @@ class LlmCall(Base):
         Index('ix_llm_calls_created_at', 'created_at'),
         Index('ix_llm_calls_agent_created', 'agent_key', 'created_at'),
         Index('ix_llm_calls_run', 'run_id'),
+        Index('ix_llm_calls_tenant_created', 'tenant', 'created_at'),
+        Index('ix_llm_calls_user_created', 'user', 'created_at'),
+        Index('ix_llm_calls_preset_created', 'preset', 'created_at'),
     )
 
 

@@ -1,0 +1,88 @@
+"""Spending limits, the reservations in-flight model calls hold against them, and the overrun log.
+
+A limit caps what one tenant, user, agent or preset may spend per period. Before a model call, its
+worst-case cost is reserved (`spending_reservations`) against every limit that applies, in one
+transaction that the database serialises per limit; the call's ledger row replaces its reservation
+when it ends. A call refused by a limit writes a `spending_overruns` row. Migration 0007 creates them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import Boolean, Index, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ..store.ids import new_id
+from ..store.schema import Base, utcnow
+
+
+class SpendingLimit(Base):
+    """At most `amount` (in `currency`) per `period` for one tenant, user, agent or preset."""
+
+    __tablename__ = 'spending_limits'
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    scope: Mapped[str] = mapped_column(String(16))
+    """`tenant`, `user`, `agent` or `preset`."""
+    scope_id: Mapped[str] = mapped_column(String(255))
+    """`type:id` for a tenant or user, the agent's slug, the preset's key."""
+    period: Mapped[str] = mapped_column(String(16))
+    """`calendar_day`, `calendar_month` (in `timezone`), `sliding_day` or `sliding_month`."""
+    amount: Mapped[Decimal] = mapped_column()
+    currency: Mapped[str] = mapped_column(String(8), default='USD')
+    timezone: Mapped[str] = mapped_column(String(64), default='UTC')
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (Index('ix_spending_limits_scope', 'scope', 'scope_id'),)
+
+
+class SpendingReservation(Base):
+    """The worst-case cost of one model call in flight, held against the limits that apply to it."""
+
+    __tablename__ = 'spending_reservations'
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    run_id: Mapped[str | None] = mapped_column(String(36))
+    tenant: Mapped[str | None] = mapped_column(String(255))
+    user: Mapped[str | None] = mapped_column(String(255))
+    agent_key: Mapped[str | None] = mapped_column(String(255))
+    preset: Mapped[str | None] = mapped_column(String(100))
+    amount: Mapped[Decimal] = mapped_column()
+    """In the reference currency."""
+    currency: Mapped[str] = mapped_column(String(8), default='USD')
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+    """A reservation whose process died is released by the sweep after this."""
+
+    __table_args__ = (Index('ix_spending_reservations_expires', 'expires_at'),)
+
+
+class SpendingOverrun(Base):
+    """A model call a limit refused: what the limit was, what was spent, what the call would cost."""
+
+    __tablename__ = 'spending_overruns'
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    limit_id: Mapped[str | None] = mapped_column(String(36))
+    user: Mapped[str | None] = mapped_column(String(255))
+    tenant: Mapped[str | None] = mapped_column(String(255))
+    scope: Mapped[str] = mapped_column(String(16))
+    scope_id: Mapped[str] = mapped_column(String(255))
+    period: Mapped[str] = mapped_column(String(16))
+    limit_amount: Mapped[Decimal] = mapped_column()
+    consumed: Mapped[Decimal] = mapped_column()
+    """Spent and reserved in the period before the call."""
+    estimated: Mapped[Decimal] = mapped_column()
+    overrun: Mapped[Decimal] = mapped_column()
+    """consumed + estimated - limit_amount."""
+    currency: Mapped[str] = mapped_column(String(8))
+    agent_key: Mapped[str | None] = mapped_column(String(255))
+    conversation_id: Mapped[str | None] = mapped_column(String(36))
+    run_id: Mapped[str | None] = mapped_column(String(36))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (Index('ix_spending_overruns_created', 'created_at'),)
