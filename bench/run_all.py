@@ -47,6 +47,7 @@ SCRIPTS = (
     Script('discovery', 'Discovery', 'bench_discovery.py'),
     Script('turn', 'Chat turns', 'bench_turn.py'),
     Script('python-api', 'Python API', 'bench_python_api.py'),
+    Script('spending', 'Spending limits', 'bench_spending.py'),
     Script('history', 'History at scale', 'bench_history.py'),
     Script('dashboard', 'Dashboard', 'bench_dashboard.py'),
 )

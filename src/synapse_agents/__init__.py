@@ -25,10 +25,12 @@ __all__ = [
     'UnknownAgent',
     '__version__',
     'mount',
+    'tool',
 ]
 
 if TYPE_CHECKING:
     from .chat.scope import Scope, ScopeMismatch
+    from .registry.tools import tool
     from .runtime.conversation import Conversation, ConversationNotFound, Reply
     from .runtime.synapse import Synapse, UnknownAgent
     from .store.conversation_log import SqlConversationStore
@@ -46,6 +48,7 @@ _LAZY = {
     'Scope': '.chat.scope',
     'ScopeMismatch': '.chat.scope',
     'SqlConversationStore': '.store.conversation_log',
+    'tool': '.registry.tools',
 }
 
 

@@ -168,13 +168,15 @@ def agents_command(
 def settings_command(
     as_json: Annotated[bool, typer.Option('--json', help='Print JSON instead of a table.')] = False,
 ) -> None:
-    """Print every setting, its value and where the value came from."""
+    """Print every setting, its value and where the value came from (the registry's stored values win)."""
     loaded = _settings()
+    stored = _registry_values(loaded)
     if as_json:
         payload = {
             v.name: {'value': v.display() if v.name == 'token' else _jsonable(v.value), 'source': v.source}
             for v in loaded.values
         }
+        payload.update({name: {'value': value, 'source': 'registry'} for name, value in stored.items()})
         console.print_json(json.dumps(payload))
         return
     table = Table(title=f'Synapse settings for {loaded.project_root}', show_lines=False)
@@ -183,9 +185,29 @@ def settings_command(
     table.add_column('Source')
     table.add_column('Help', style='dim', overflow='fold')
     for value in loaded.values:
+        if value.name in stored:
+            table.add_row(value.name, str(stored[value.name]), 'registry (database)', value.help)
+            continue
         origin = value.source if not value.origin else f'{value.source} ({value.origin})'
         table.add_row(value.name, value.display(), origin, value.help)
     console.print(table)
+
+
+def _registry_values(loaded: LoadedSettings) -> dict[str, Any]:
+    """The values stored in the registry; none (and a note) when the database cannot be read."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .registry.cli import stored_overrides
+    from .store.engine import StoreConfigError
+
+    try:
+        return stored_overrides(loaded)
+    except (SQLAlchemyError, StoreConfigError) as exc:
+        said = (str(getattr(exc, 'orig', None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+        err_console.print(
+            f'[dim]The registry could not be read ({_escape(said)}): its values are left out.[/dim]'
+        )
+        return {}
 
 
 def _jsonable(value: Any) -> Any:
@@ -207,7 +229,10 @@ def prune(
     """Delete old conversations with their messages, tool rows, ledger rows and files."""
     with _runtime(ctx) as runtime:
         store = runtime.store
-        days = days or runtime.settings.retention_days
+        if days is None:
+            from .registry.settings_store import effective
+
+            days = effective(store, runtime.settings).retention_days
         count = store.conversations.count_older_than(days)
         if count == 0:
             console.print(f'Nothing to prune: no conversation is older than {days} days.')
@@ -234,7 +259,7 @@ def clear(
 
 
 def init() -> None:
-    """Add a commented [tool.synapse] section to pyproject.toml and an example agent."""
+    """Add a commented \\[tool.synapse] section to pyproject.toml and an example agent."""
     from .project_init import init_project
 
     for line in init_project(Path.cwd()):

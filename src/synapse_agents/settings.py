@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -146,6 +147,35 @@ class Settings(BaseSettings):
         description='The vector index for memory and retrieval: `auto` (sqlite-vec on SQLite, pgvector '
         'on PostgreSQL), `sqlite-vec` or `pgvector`.',
     )
+    reference_currency: str = Field(
+        'USD',
+        pattern=r'^[A-Z]{3}$',
+        description='The currency spend is reported in and ledger costs are converted to (an ISO 4217 code).',
+    )
+    currency_rates: Annotated[dict[str, Decimal], NoDecode] = Field(
+        default_factory=dict,
+        examples=[{'EUR': '1.08'}],
+        description='What one unit of each other currency is worth in the reference currency, e.g. '
+        '{"EUR": "1.08"} (JSON in the environment). A cost in a currency with no rate has no '
+        'reference cost.',
+    )
+    limits_timezone: str = Field(
+        'UTC',
+        description='The IANA time zone calendar spending limits count days and months in, unless a '
+        'limit names its own (and the days of the spend report).',
+    )
+    usage_recorder: str | None = Field(
+        None,
+        examples=['myapp.billing:recorder'],
+        description="An app's credit system as `module:attribute`: asked `has_credits` before each "
+        'model call and told `record` after it. Unset: none.',
+    )
+    default_max_output_tokens: int = Field(
+        4096,
+        gt=0,
+        description='The output tokens a model request is assumed to use at most when neither its '
+        "settings' max_tokens nor the registry model's max_output_tokens say (for spending limits).",
+    )
 
     _agents_split = field_validator('agents', 'models', 'allowed_hosts', 'trusted_proxies', mode='before')(
         _split_list
@@ -172,7 +202,48 @@ class Settings(BaseSettings):
                 ) from None
         return value
 
-    @field_validator('database_url', 'env_file', 'enabled', 'token', 'max_request_bytes', mode='before')
+    @field_validator('currency_rates', mode='before')
+    @classmethod
+    def _rates_json(cls, value: Any) -> Any:
+        """JSON text (the environment; a TOML string) as well as a table."""
+        if isinstance(value, str):
+            import json
+
+            text = value.strip()
+            if not text:
+                return {}
+            try:
+                return json.loads(text)
+            except ValueError:
+                raise ValueError('expected JSON such as {"EUR": "1.08"}') from None
+        return value
+
+    @field_validator('currency_rates')
+    @classmethod
+    def _rates(cls, value: dict[str, Decimal]) -> dict[str, Decimal]:
+        import re
+
+        for code, rate in value.items():
+            if not re.fullmatch(r'[A-Z]{3}', code):
+                raise ValueError(f'{code!r} is not a currency code (three capital letters, e.g. EUR)')
+            if not rate.is_finite() or rate <= 0:
+                raise ValueError(f'the rate of {code} must be a number above 0, not {rate}')
+        return value
+
+    @field_validator('limits_timezone')
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo
+
+        try:
+            ZoneInfo(value)
+        except (ValueError, KeyError, OSError):
+            raise ValueError(f'{value!r} is not an IANA time zone (e.g. Europe/Paris)') from None
+        return value
+
+    @field_validator(
+        'database_url', 'env_file', 'enabled', 'token', 'max_request_bytes', 'usage_recorder', mode='before'
+    )
     @classmethod
     def _empty_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
@@ -242,6 +313,8 @@ class SettingValue:
             return '—'
         if isinstance(self.value, list):
             return ', '.join(str(v) for v in self.value) or '—'
+        if isinstance(self.value, dict):
+            return ', '.join(f'{k}={v}' for k, v in self.value.items()) or '—'
         return str(self.value)
 
 
@@ -389,6 +462,6 @@ def settings_markdown() -> str:
     rows = ['| Setting | Environment variable | Default | Description |', '|---|---|---|---|']
     for name, field in Settings.model_fields.items():
         default = field.get_default(call_default_factory=True)
-        shown = '—' if default in (None, []) else f'`{default}`'
+        shown = '—' if default in (None, [], {}) else f'`{default}`'
         rows.append(f'| `{name}` | `{ENV_PREFIX}{name.upper()}` | {shown} | {field.description} |')
     return '\n'.join(rows) + '\n'

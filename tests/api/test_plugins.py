@@ -137,6 +137,8 @@ def test_extensions_lists_the_plugins_and_the_dashboard_areas(with_notes: Synaps
     assert body['areas'] == [
         {'name': 'agents', 'path': '/', 'label': 'Agents'},
         {'name': 'history', 'path': '/history', 'label': 'History'},
+        {'name': 'registry', 'path': '/registry', 'label': 'Registry'},
+        {'name': 'spend', 'path': '/spend', 'label': 'Spend'},
         {'name': 'notes', 'path': '/notes', 'label': 'Notes'},
     ]
 
@@ -150,6 +152,8 @@ def test_without_plugins_extensions_lists_only_the_built_in_areas(context: Synap
         'areas': [
             {'name': 'agents', 'path': '/', 'label': 'Agents'},
             {'name': 'history', 'path': '/history', 'label': 'History'},
+            {'name': 'registry', 'path': '/registry', 'label': 'Registry'},
+            {'name': 'spend', 'path': '/spend', 'label': 'Spend'},
         ],
     }
 

@@ -167,3 +167,9 @@ def test_invalid_setting_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     code, output = invoke('settings')
     assert code == 1
     assert output.startswith("Error: invalid setting 'port' from SYNAPSE_PORT")
+
+
+def test_the_help_names_the_pyproject_table_init_writes() -> None:
+    # Rich reads `[tool.synapse]` as markup unless it is escaped, and the words vanished.
+    code, output = invoke('--help')
+    assert code == 0 and '[tool.synapse]' in output

@@ -5,7 +5,9 @@ import { AgentsPage } from '@/features/agents/AgentsPage'
 import { ComparePage } from '@/features/compare/ComparePage'
 import { HistoryPage } from '@/features/history/HistoryPage'
 import { PlaygroundPage } from '@/features/playground/PlaygroundPage'
+import { RegistryPage } from '@/features/registry/RegistryPage'
 import { Shell } from '@/features/shell/Shell'
+import { SpendPage } from '@/features/spend/SpendPage'
 
 function NotFound() {
   return (
@@ -26,6 +28,8 @@ export function App() {
           <Route path="agents/:slug/*" element={<PlaygroundPage />} />
           <Route path="history" element={<HistoryPage />} />
           <Route path="compare" element={<ComparePage />} />
+          <Route path="registry/:kind?" element={<RegistryPage />} />
+          <Route path="spend" element={<SpendPage />} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

@@ -1,5 +1,6 @@
 // The reads pages share, each under one cache key.
 import { api } from './api/client'
+import { registry, type EntryKind } from './api/registry'
 import { useResource } from './resource'
 
 export const useAgents = () => useResource('agents', api.agents)
@@ -14,3 +15,9 @@ export const useConversations = (query: URLSearchParams) => {
   const qs = query.toString()
   return useResource(`conversations?${qs}`, () => api.conversations(new URLSearchParams(qs)))
 }
+
+/** A registry listing (`registry:<kind>`, with sandboxes `registry:<kind>?sandbox`). */
+export const useRegistry = <K extends EntryKind>(kind: K, sandboxes = false, enabled = true) =>
+  useResource(enabled ? `registry:${kind}${sandboxes ? '?sandbox' : ''}` : null, () => registry.list(kind, sandboxes))
+export const useRegistryTools = (enabled = true) => useResource(enabled ? 'registry:tools' : null, registry.tools)
+export const useRegistrySettings = () => useResource('registry:settings', registry.settings)

@@ -1,9 +1,11 @@
 """One chat turn: history in, events out, everything recorded. See docs/chat.md.
 
 `ChatEngine.prepare` does the checks and reads that must happen before a stream starts (the
-conversation exists and belongs to the agent, earlier turns as history, uploads saved); its errors
-are the route's 4xx answers, and uploads the disk refuses are a 507 (`store_full`) or 503
-(`store_unavailable`) with the files already written for the turn removed. `ChatEngine.stream`
+conversation exists and belongs to the agent, earlier turns as history, uploads saved, the
+prices at hand (`accounting.pricing`), a configured agent's `access` admits the scope outside the playground:
+`AgentAccessDenied` otherwise); its other errors are the route's 4xx answers, and uploads the
+disk refuses are a 507 (`store_full`) or 503 (`store_unavailable`) with the files already written
+for the turn removed. `ChatEngine.stream`
 then yields the turn's domain events (`chat/events.py`) and records it (`chat/turn.py`); encoding
 them for a client is the front door's business (the HTTP route: `web/vercel.py`).
 
@@ -21,6 +23,8 @@ import anyio.to_thread
 from pydantic_ai.messages import AgentStreamEvent, ModelMessage
 from pydantic_ai.models import Model
 
+from ..accounting.pricing import pricer
+from ..settings import Settings
 from ..store import Conversation, Store
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
@@ -30,7 +34,7 @@ from .model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
 from .replay import load_history
 from .request import TurnRequest
 from .scope import Scope, ScopeMismatch
-from .target import TurnTarget
+from .target import AgentAccessDenied, TurnTarget
 from .turn import DepsUnavailable, PreparedTurn, TurnStream, remove_files
 
 
@@ -47,9 +51,11 @@ class TurnRejected(Exception):
 class ChatEngine:
     """Runs chat turns against one store."""
 
-    def __init__(self, store: Store, writes: WriteQueue) -> None:
+    def __init__(self, store: Store, writes: WriteQueue, settings: Settings | None = None) -> None:
         self.store = store
         self.writes = writes
+        self.settings = settings or Settings()
+        """What the turns' ledger and spending limits use: currencies, `usage_recorder`, ..."""
 
     @property
     def attachments_dir(self) -> Path:
@@ -67,10 +73,14 @@ class ChatEngine:
                 raise TurnRejected(404, f'No conversation with id {shown_id(conversation_id)}.')
             conversation = await anyio.to_thread.run_sync(self.store.conversations.get, conversation_id)
             scope = _check_conversation(conversation, conversation_id, target.slug, scope)
+            _check_access(target, scope, turn.origin)
             if not target.stateless:
                 history = await anyio.to_thread.run_sync(
                     load_history, self.store, conversation_id, self.attachments_dir
                 )
+        else:
+            _check_access(target, scope, turn.origin)
+        prices = await pricer(self.store, self.settings)
         user_message_id = new_id()
         saved: list[SavedAttachment] = []
         if turn.uploads:
@@ -84,6 +94,7 @@ class ChatEngine:
                 )
                 raise _uploads_not_saved(exc) from exc
         model, name, provider, error = _choose_model(target, turn.model_id)
+        chosen = turn.model_id or target.own_model_id
         return PreparedTurn(
             target=target,
             message=turn.message,
@@ -104,6 +115,9 @@ class ChatEngine:
             usage_limits=turn.usage_limits,
             capabilities=tuple(turn.capabilities),
             parent_run_id=turn.parent_run_id,
+            pricer=prices,
+            settings=self.settings,
+            price_hint=chosen if chosen in prices.book.models else None,
         )
 
     def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
@@ -135,12 +149,22 @@ def _check_conversation(
         raise TurnRejected(409, str(exc), code='scope_mismatch') from exc
 
 
+def _check_access(target: TurnTarget, scope: Scope, origin: str) -> None:
+    """A configured agent's `access` rule, for every origin but the developer's playground."""
+    if origin != 'playground' and not target.access.unrestricted:
+        target.access.check(scope, target.slug)
+
+
 def _choose_model(
     target: TurnTarget, model_id: str | None
 ) -> tuple[Model | None, str | None, str | None, BaseException | None]:
     """The model to pass to the run (None: the agent's own), its name and provider, or the error."""
+    if target.setup_error is not None:
+        return None, None, None, target.setup_error
     agent_model = target.agent.model if target.agent is not None else None
     chosen = model_id or target.own_model_id or DEMO_MODEL_ID
+    if chosen == target.own_model_id and target.own_model_error is not None:
+        return None, None, None, target.own_model_error
     if chosen == target.own_model_id and agent_model is not None:
         if target.missing_env:
             return None, None, None, MissingApiKey(chosen, target.missing_env)
@@ -168,6 +192,7 @@ def _uploads_not_saved(error: OSError) -> TurnRejected:
 
 
 __all__ = [
+    'AgentAccessDenied',
     'AgentStreamEvent',
     'ChatEngine',
     'DepsUnavailable',

@@ -20,6 +20,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RunUsage
 
 from .._json import jsonable
+from ..accounting.errors import SpendingError
 from ..store.write_queue import store_error_text
 from .attachments import strip_binary
 
@@ -54,8 +55,8 @@ class TurnNotSaved(RuntimeError):
 def is_recoverable(error: BaseException) -> bool:
     """Whether trying again may succeed: rate limits, timeouts, overloaded or failing servers, and
     a store that could not write (once it has room again)."""
-    if isinstance(error, UsageLimitExceeded):
-        return False
+    if isinstance(error, UsageLimitExceeded | SpendingError):
+        return False  # a spending limit or the app's credits: trying again is refused again
     if isinstance(error, TurnNotSaved):
         return True
     if isinstance(error, ModelHTTPError):

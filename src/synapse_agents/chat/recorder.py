@@ -3,11 +3,15 @@
 Hooks used:
 
 - `before_model_request` / `after_model_request`: time each model request and write an `llm_calls`
-  row with its tokens (cache and reasoning included) and cost (`usage.cost`, filled by pydantic-ai
-  through genai-prices; `None` stays `None`). A response with `failed_attempts` means a fallback
-  model answered: that becomes a notice. A response cut short (the model failed halfway, the
-  client left) never reaches `after_model_request`, yet the provider billed what it streamed: the
-  engine hands the turn's messages to `record_unfinished` at the end, which writes those rows.
+  row with its tokens (cache and reasoning included), its tenant, user and preset, and its price
+  at call time (`accounting/pricing.py`): the registry's price when the response's model is a
+  priced registry model (`price_source='registry'`), else `usage.cost`, filled by pydantic-ai
+  through genai-prices; with the reference-currency cost and the price's version. `None` stays
+  `None` (unpriced). The row deletes the call's spending reservation in the same write (the turn's
+  `Spending` capability holds it). A response with `failed_attempts` means a fallback model
+  answered: that becomes a notice. A response cut short (the model failed halfway, the client
+  left) never reaches `after_model_request`, yet the provider billed what it streamed: the engine
+  hands the turn's messages to `record_unfinished` at the end, which writes those rows.
 - `wrap_tool_execute`: a `tool_invocations` row created `pending` when a function tool starts, then
   completed with its result or error and duration (`interrupted` when the run is cancelled).
 - `on_event`: calls that never execute (arguments that fail validation) and output-tool calls get
@@ -44,6 +48,10 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
 
 from .._json import jsonable
+from ..accounting.capability import Spending, ledger_row
+from ..accounting.limits import Subject
+from ..accounting.pricing import PricedCall, Pricer
+from ..registry.prices import REGISTRY_SOURCE
 from ..store.ids import new_id
 from ..store.schema import utcnow
 from ..store.turn_writes import record_llm_call, tool_finished, tool_started
@@ -78,12 +86,26 @@ class Recorder(AbstractCapability[Any]):
     """The run that started this one, kept on each ledger row."""
     user: str | None = None
     """Who the run talks to (the scope's actor as `type:id`), kept on each ledger row."""
+    tenant: str | None = None
+    """Who pays (the scope's tenant as `type:id`), kept on each ledger row."""
+    preset: str | None = None
+    """The configured agent's preset key, kept on each ledger row."""
     notices: list[Notice] = field(default_factory=list)
     """Notices not yet sent to the stream (the engine drains them)."""
     all_notices: list[Notice] = field(default_factory=list)
+    pricer: Pricer | None = None
+    """The prices at hand (read before the run; None: genai-prices' cost as pydantic-ai found it)."""
+    spending: Spending | None = None
+    """The run's spending capability, whose reservation each ledger row settles."""
+    price_hint: str | None = None
+    """The registry model key the turn chose, preferred when a response names that model."""
     model_name: str | None = None
     provider_name: str | None = None
     llm_calls: int = 0
+    costs: list[Decimal | None] = field(default_factory=list)
+    """Each ledger row's cost, in order (None: unpriced)."""
+    registry_priced: bool = False
+    """Whether the registry priced any of the run's responses."""
     tool_count: int = 0
     """Function and native tool calls started (output-tool calls are not counted)."""
     _request_started: float = 0.0
@@ -106,33 +128,23 @@ class Recorder(AbstractCapability[Any]):
 
     def record_response(self, response: ModelResponse, duration_ms: int | None) -> None:
         """Write the ledger row for a model response and note a fallback."""
-        usage = response.usage
-        cost = Decimal(usage.cost) if usage.cost is not None else None
+        price = self._price(response)
+        self.costs.append(price.cost)
         self.model_name = response.model_name or self.model_name
         self.provider_name = response.provider_name or self.provider_name
         self.llm_calls += 1
-        row = {
-            'id': new_id(),
-            'run_id': self.run_id,
-            'parent_run_id': self.parent_run_id,
-            'conversation_id': self.conversation_id,
-            'module': self.module,
-            'agent_key': self.agent_key,
-            'provider': response.provider_name,
-            'model': response.model_name,
-            'input_tokens': usage.input_tokens,
-            'output_tokens': usage.output_tokens,
-            'cache_read_tokens': usage.cache_read_tokens,
-            'cache_write_tokens': usage.cache_write_tokens,
-            'reasoning_tokens': usage.output_reasoning_tokens,
-            'cost': cost,
-            'currency': 'USD' if cost is not None else None,
-            'price_source': 'genai-prices' if cost is not None else None,
-            'duration_ms': duration_ms,
-            'user': self.user,
-            'created_at': utcnow(),
-        }
-        self.writes.submit(record_llm_call(row))
+        row = ledger_row(
+            response,
+            price,
+            run_id=self.run_id,
+            parent_run_id=self.parent_run_id,
+            conversation_id=self.conversation_id,
+            module=self.module,
+            subject=Subject(tenant=self.tenant, user=self.user, agent=self.agent_key, preset=self.preset),
+            duration_ms=duration_ms,
+        )
+        reservation = self.spending.settled(row) if self.spending is not None else None
+        self.writes.submit(record_llm_call(row, reservation))
         if response.failed_attempts:
             failed = response.failed_attempts
             names = ', '.join(attempt.model_name for attempt in failed)
@@ -153,8 +165,42 @@ class Recorder(AbstractCapability[Any]):
                     ],
                 },
             )
-            self.notices.append(notice)
-            self.all_notices.append(notice)
+            self.add_notice(notice)
+
+    def add_notice(self, notice: Notice) -> None:
+        """A notice for the stream (the engine drains `notices`) and for the stored turn."""
+        self.notices.append(notice)
+        self.all_notices.append(notice)
+
+    def _price(self, response: ModelResponse) -> PricedCall:
+        """A response's price: the registry's, else genai-prices' as pydantic-ai found it."""
+        usage = response.usage
+        known = Decimal(usage.cost) if usage.cost is not None else None
+        if self.pricer is None:
+            from ..settings import Settings
+
+            self.pricer = Pricer(Settings())
+        price = self.pricer.price(
+            usage,
+            model=response.model_name,
+            provider=response.provider_name,
+            at=utcnow(),
+            hint=self.price_hint,
+            known_cost=known,
+            ask_genai=False,
+        )
+        if price.price_source == REGISTRY_SOURCE:
+            self.registry_priced = True
+        return price
+
+    def run_cost(self, usage_cost: Decimal | None) -> Decimal | None:
+        """The run's cost: `usage_cost` (pydantic-ai's) unless the registry priced a response; then
+        the sum of the ledger rows, None when any of them is unpriced."""
+        if not self.registry_priced:
+            return usage_cost
+        if any(cost is None for cost in self.costs):
+            return None
+        return sum((cost for cost in self.costs if cost is not None), Decimal(0))
 
     def record_unfinished(self, messages: list[ModelMessage]) -> None:
         """Write ledger rows for the run's responses that never completed (their usage counts too)."""

@@ -1,12 +1,12 @@
 """One turn running: the domain events of a prepared turn, and how it is stored.
 
 `TurnStream.events` queues the turn's first rows, runs `agent.run_stream_events` with the per-run
-`Recorder` capability (and the request's own capabilities, usage limits and scope), yields each
-event as soon as it exists (`chat/events.py`), and stores the answer. One catch-all covers
-everything from building the model and the deps to the last event: any exception becomes an error
-row and a `TurnFailed` event. A consumer that goes away (cancellation, closing the stream) ends the
-run; what it produced is stored as interrupted. The turn waits for the database once, for the
-final write, before it yields the run's result.
+`Recorder` and `Spending` (docs/accounting.md) capabilities, the request's own, its usage limits
+and scope, yields each event as soon as it exists (`chat/events.py`), and stores the answer. One
+catch-all covers everything from building the model and the deps to the last event: any
+exception becomes an error row and a `TurnFailed` event. A consumer that goes away (cancellation,
+closing the stream) ends the run; what it produced is stored as interrupted. The turn waits for
+the final write before it yields the run's result (and for a reservation when limits apply).
 
 A turn the store cannot write is never reported as saved: when its first or its last write fails
 (a full disk, a read-only or broken database), the turn ends with a `TurnFailed` saying so
@@ -34,6 +34,9 @@ from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
 from pydantic_ai.usage import UsageLimits
 
 from .._json import jsonable
+from ..accounting.capability import Spending
+from ..accounting.pricing import Pricer
+from ..settings import Settings
 from ..store.files import remove_inside
 from ..store.ids import is_valid_id, new_id
 from ..store.turn_writes import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
@@ -82,6 +85,17 @@ class PreparedTurn:
     usage_limits: UsageLimits | None = None
     capabilities: Sequence[AbstractCapability[Any]] = ()
     parent_run_id: str | None = None
+    pricer: Pricer | None = None
+    """The prices for the ledger and the spending estimates (None: genai-prices' only)."""
+    settings: Settings | None = None
+    """Currencies, `usage_recorder`, `default_max_output_tokens` (None: their defaults)."""
+    price_hint: str | None = None
+    """The registry model key the turn chose, when the registry prices it."""
+
+    def meta(self, **values: Any) -> dict[str, Any]:
+        """The assistant row's `meta`: `values`, and the configured agent's version when there is one."""
+        version = self.target.agent_version
+        return {**values, 'agent_version': version} if version is not None else values
 
 
 class TurnStream:
@@ -105,6 +119,21 @@ class TurnStream:
         self.lost_answer = False
         self.status = 'streaming'
         """The assistant row's status (final once the turn has ended)."""
+        self.spending = Spending(
+            queue.store,
+            settings=turn.settings,
+            tenant=turn.scope.label('tenant'),
+            user=turn.scope.label('actor'),
+            agent=turn.target.slug,
+            preset=turn.target.preset,
+            conversation_id=turn.conversation_id,
+            run_id=turn.run_id,
+            writes=self.writes,
+            records_ledger=False,
+            prices=turn.pricer,
+            price_hint=turn.price_hint,
+            notify=lambda notice: self.recorder.add_notice(notice),
+        )
         self.recorder = Recorder(
             writes=self.writes,
             conversation_id=turn.conversation_id,
@@ -114,6 +143,11 @@ class TurnStream:
             module=turn.module,
             parent_run_id=turn.parent_run_id,
             user=turn.scope.label('actor'),
+            tenant=turn.scope.label('tenant'),
+            preset=turn.target.preset,
+            pricer=turn.pricer,
+            price_hint=turn.price_hint,
+            spending=self.spending,
         )
 
     # -- the events ----------------------------------------------------------------------
@@ -134,7 +168,7 @@ class TurnStream:
                     assistant_message_id=turn.assistant_message_id,
                     content=turn.message,
                     attachments=[a.reference() for a in turn.attachments],
-                    meta={'model': turn.model_name, 'provider': turn.provider},
+                    meta=turn.meta(model=turn.model_name, provider=turn.provider),
                     origin=turn.origin,
                     tenant_type=scope['tenant_type'],
                     tenant_id=scope['tenant_id'],
@@ -172,7 +206,7 @@ class TurnStream:
                 deps=deps,
                 usage_limits=turn.usage_limits,
                 metadata={METADATA_KEY: turn.scope.as_json()},
-                capabilities=[self.recorder, *turn.capabilities],
+                capabilities=[self.recorder, self.spending, *turn.capabilities],
             ) as handle:
                 self.handle = handle
                 async for event in handle:
@@ -211,7 +245,7 @@ class TurnStream:
             model=self.recorder.model_name or turn.model_name,
             provider=self.recorder.provider_name or turn.provider,
             usage=usage,
-            cost=usage.cost if usage is not None else None,
+            cost=self.recorder.run_cost(usage_cost(usage)),
             duration_ms=self.duration_ms,
             stateless=turn.target.stateless,
         )
@@ -274,6 +308,7 @@ class TurnStream:
     async def _save(self, end: TurnEnd, run_error: BaseException | None = None) -> None:
         """The final write; raises `TurnNotSaved` unless it and every earlier write of the turn committed."""
         turn = self.turn
+        await self.spending.flush()  # the app's usage recorder hears of the rows `_end` queued
         try:
             written = await self.writes.run(end_turn(end, started=self.begun))
         except Exception as exc:
@@ -327,14 +362,14 @@ class TurnStream:
             usage=jsonable(usage) if usage is not None else None,
             input_tokens=summary['input_tokens'],
             output_tokens=summary['output_tokens'],
-            cost=usage_cost(usage),
+            cost=self.recorder.run_cost(usage_cost(usage)),
             duration_ms=self.duration_ms,
-            meta={
-                'model': self.recorder.model_name or self.turn.model_name,
-                'provider': self.recorder.provider_name or self.turn.provider,
-                'finish_reason': result.response.finish_reason if result is not None else None,
-                'llm_calls': self.recorder.llm_calls,
-            },
+            meta=self.turn.meta(
+                model=self.recorder.model_name or self.turn.model_name,
+                provider=self.recorder.provider_name or self.turn.provider,
+                finish_reason=result.response.finish_reason if result is not None else None,
+                llm_calls=self.recorder.llm_calls,
+            ),
             error=error,
             notices=[(n.message, {'kind': n.kind, **n.data}) for n in self.recorder.all_notices],
             tool_count=self.recorder.tool_count,

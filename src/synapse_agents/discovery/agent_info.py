@@ -19,8 +19,18 @@ AgentProblemCode = Literal[
     'deps_factory_invalid',
     'tool_schema_error',
     'inspect_error',
+    'unknown_tool',
+    'config_error',
 ]
-DiscoveryProblemKind = Literal['import_error', 'target_not_found', 'spec_error', 'inspect_error']
+DiscoveryProblemKind = Literal[
+    'import_error',
+    'target_not_found',
+    'spec_error',
+    'inspect_error',
+    'tool_error',
+    'tool_conflict',
+    'registry_error',
+]
 
 
 class _Model(BaseModel):
@@ -86,6 +96,10 @@ class _AgentFields(_Model):
     stateless: bool = False
     structured_output: bool = False
     problems: list[AgentProblem] = Field(default_factory=list)
+    configured: bool = Field(
+        False, description='True for an agent configured in the registry (slug `config:<key>`).'
+    )
+    version: int | None = Field(None, description="A configured agent's version (None for a code agent).")
 
 
 class AgentCard(_AgentFields):

@@ -20,6 +20,7 @@ from typing import Any
 from dotenv import dotenv_values
 from pydantic_ai import Agent
 
+from ..registry.tools import ToolRegistry
 from . import keys
 from ._pydantic_ai_internals import degraded_features
 from .agent_info import AgentCard, AgentInfo, AgentList, DegradedFeatureInfo, DiscoveryProblem
@@ -62,6 +63,8 @@ class CatalogSnapshot:
     problems: list[DiscoveryProblem]
     targets: list[str]
     project_root: Path = field(default_factory=Path.cwd)
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    """The tool registry: `@synapse_agents.tool` functions and `FunctionToolset`s of the scanned modules."""
     _by_slug: dict[str, DiscoveredAgent] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -150,11 +153,13 @@ class Catalog:
             self._collector.add_dependency(module, factory_module)
         self._watch = {**collection.watch, **self._tracker.files(), **self._env_files}
         self._env_vars = {name: name in os.environ for name in self._assembler.env_vars_of_interest()}
+        tools = ToolRegistry(collection.tools)
         return CatalogSnapshot(
             agents=[self._discovered(agent) for agent in agents],
-            problems=[*collection.problems, *problems],
+            problems=[*collection.problems, *problems, *_conflicts(tools)],
             targets=targets,
             project_root=self.project_root,
+            tools=tools,
         )
 
     def _parse(self, targets: list[str]) -> tuple[list[Target], list[DiscoveryProblem]]:
@@ -203,6 +208,23 @@ class Catalog:
             for name, value in dotenv_values(path).items():
                 if value is not None and (name not in os.environ or _is_placeholder(os.environ[name])):
                     os.environ[name] = value
+
+
+def _conflicts(tools: ToolRegistry) -> list[DiscoveryProblem]:
+    """A problem for each registry tool left out because an earlier one has its name."""
+    return [
+        DiscoveryProblem(
+            kind='tool_conflict',
+            target=left_out.module,
+            module=left_out.module,
+            exception='ValueError',
+            message=(
+                f'Tool {left_out.name!r} of {left_out.module}:{left_out.attribute} is left out of the tool '
+                f'registry: {kept.module}:{kept.attribute} has a tool with that name.'
+            ),
+        )
+        for kept, left_out in tools.conflicts
+    ]
 
 
 def _is_placeholder(value: str) -> bool:

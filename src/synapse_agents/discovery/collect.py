@@ -16,9 +16,17 @@ from typing import Any
 
 from pydantic_ai import Agent
 
+from ..registry.tools import RegistryTool, tools_in
 from . import targets as targets_module
 from .agent_info import DiscoveryProblem
-from .importer import ImportOutcome, exception_message, import_module, load_spec, looks_like_spec
+from .importer import (
+    ImportOutcome,
+    exception_message,
+    format_traceback,
+    import_module,
+    load_spec,
+    looks_like_spec,
+)
 from .reload import IsLocal, ReloadTracker, Stamp, module_file, stamp
 from .targets import FolderWalker, Target, WalkResult
 
@@ -44,6 +52,9 @@ class Collection:
 
     candidates: list[Candidate] = field(default_factory=list)
     problems: list[DiscoveryProblem] = field(default_factory=list)
+    tools: list[RegistryTool] = field(default_factory=list)
+    """The registry tools of the scanned modules (`registry/tools.py`), each module once."""
+    tool_modules: set[str] = field(default_factory=set)
     watch: dict[Path, Stamp | None] = field(default_factory=dict)
 
 
@@ -58,6 +69,7 @@ class Collector:
         self._is_spec: dict[Path, tuple[Stamp | None, bool]] = {}
         self._specs: dict[Path, tuple[Stamp | None, Agent[Any, Any] | None, DiscoveryProblem | None]] = {}
         self._placeholders: dict[str, tuple[str, ...]] = {}
+        self._tools: dict[str, tuple[ModuleType, tuple[list[RegistryTool], list[tuple[str, Exception]]]]] = {}
         self._local = IsLocal([project_root])
 
     def collect(self, targets: list[Target]) -> Collection:
@@ -244,6 +256,35 @@ class Collector:
             if isinstance(value, Agent):
                 candidate = self._candidate(module, attribute, value, target, imported=attribute in imported)
                 out.candidates.append(candidate)
+        if module.__name__ not in out.tool_modules:
+            out.tool_modules.add(module.__name__)
+            found, failed = self._tools_of(module, frozenset(imported))
+            out.tools.extend(found)
+            for attribute, error in failed:
+                out.problems.append(
+                    DiscoveryProblem(
+                        kind='tool_error',
+                        target=target.raw,
+                        file=str(module_file(module)) if module_file(module) else None,
+                        module=module.__name__,
+                        exception=type(error).__name__,
+                        message=(
+                            f'{module.__name__}:{attribute}: not a usable tool: {exception_message(error)}'
+                        ),
+                        traceback=format_traceback(error),
+                    )
+                )
+
+    def _tools_of(
+        self, module: ModuleType, imported: frozenset[str]
+    ) -> tuple[list[RegistryTool], list[tuple[str, Exception]]]:
+        """The module's registry tools, read again only when the module was imported again."""
+        cached = self._tools.get(module.__name__)
+        if cached is not None and cached[0] is module:
+            return cached[1]
+        result = tools_in(module, imported=imported)
+        self._tools[module.__name__] = (module, result)
+        return result
 
     def _candidate(
         self, module: ModuleType, attribute: str, agent: Agent[Any, Any], target: Target, **flags: bool

@@ -25,8 +25,9 @@ from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.models import Model
 from pydantic_ai.template import TemplateStr
-from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
+from pydantic_ai.toolsets import AbstractToolset, FilteredToolset, FunctionToolset
 
+from ..registry.tools import SelectedTools
 from . import _pydantic_ai_internals as internals
 from ._describe import (
     function_name,
@@ -267,12 +268,15 @@ def _toolsets(
     for top in agent.toolsets:
         leaves: list[AbstractToolset[Any]] = []
         top.apply(leaves.append)
+        only = _chosen_names(top)
         for leaf in leaves:
             if isinstance(leaf, FunctionToolset):
                 own = leaf.id == AGENT_TOOLSET_ID
                 label = 'agent' if own else leaf.label
                 names: list[str] = []
                 for tool in leaf.tools.values():
+                    if only is not None and tool.name not in only:
+                        continue
                     tools.append(_tool(tool, label, project_root))
                     names.append(tool.name)
                     subagents.extend(
@@ -289,6 +293,13 @@ def _toolsets(
             else:
                 toolsets.append(_other_toolset(leaf, top))
     return tools, toolsets, subagents
+
+
+def _chosen_names(top: AbstractToolset[Any]) -> frozenset[str] | None:
+    """The tools a toolset filtered to a registry selection lets through (None: no such filter)."""
+    if isinstance(top, FilteredToolset) and isinstance(top.filter_func, SelectedTools):
+        return top.filter_func.names
+    return None
 
 
 def _tool(tool: Any, toolset: str, project_root: Path) -> ToolInfo:

@@ -187,11 +187,13 @@ def _wanted_file(name: str) -> bool:
 
 
 def mentions_agent(path: Path) -> bool:
-    """The cheap filter a folder scan applies before importing a file."""
+    """The cheap filter a folder scan applies before importing a file: it mentions "agent" (which
+    `synapse_agents` does) or "functiontoolset", in any case."""
     try:
-        return b'agent' in path.read_bytes().lower()
+        text = path.read_bytes().lower()
     except OSError:
         return False
+    return b'agent' in text or b'functiontoolset' in text
 
 
 # -- module names -------------------------------------------------------------------------

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 @hookimpl(tryfirst=True)
 def register_routes() -> Sequence[APIRouter]:
-    """Login, the API docs, health, agents, chat, conversations and attachments."""
+    """Login, the API docs, health, agents, chat, conversations, attachments, the registry, spend."""
+    from ..accounting.routes import router as accounting_router
+    from ..registry.routes import router as registry_router
     from ..web import api_docs, login
     from ..web.routes import agents, attachments, chat, conversations, extensions, health
 
@@ -34,6 +36,8 @@ def register_routes() -> Sequence[APIRouter]:
         conversations.router,
         attachments.router,
         extensions.router,
+        registry_router,
+        accounting_router,
     ]
 
 
@@ -43,6 +47,8 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:
     return [
         DashboardArea(name='agents', path='/', label='Agents'),
         DashboardArea(name='history', path='/history', label='History'),
+        DashboardArea(name='registry', path='/registry', label='Registry'),
+        DashboardArea(name='spend', path='/spend', label='Spend'),
     ]
 
 
@@ -56,7 +62,12 @@ def register_jobs(runtime: SynapseRuntime) -> Sequence[Job]:
 
 @hookimpl(tryfirst=True)
 def register_commands(cli: typer.Typer) -> None:
-    """`synapse db`."""
+    """`synapse db`, `synapse registry`, `synapse spend` and `synapse limits`."""
+    from ..accounting.cli import limits_app, spend_app
     from ..cli_db import db_app
+    from ..registry.cli import registry_app
 
     cli.add_typer(db_app, name='db')
+    cli.add_typer(registry_app, name='registry')
+    cli.add_typer(spend_app, name='spend')
+    cli.add_typer(limits_app, name='limits')

@@ -71,7 +71,9 @@ class Reply:
     output: Any
     usage: RunUsage
     cost: Decimal | None
-    """In USD; None when a price is unknown ("unpriced"), never 0 for that."""
+    """What the turn cost, in the currency its calls were priced in: the registry price's currency
+    when the registry prices the model, else USD (genai-prices); None when a price is unknown
+    ("unpriced"), never 0 for that."""
     message_id: str
     """The stored assistant message."""
     user_message_id: str

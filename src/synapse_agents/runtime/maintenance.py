@@ -1,8 +1,12 @@
 """The root's maintenance jobs: the sweep of turns left in flight, the heartbeat, the daily auto-prune.
 
+The auto-prune reads `retention_days` at each run, the registry's stored value first, so a value
+changed in the dashboard applies from the next run on.
+
 The sweep runs once at start-up, before the root serves, and then every `HEARTBEAT_INTERVAL_S` as
 the heartbeat: `sweep_in_flight` heart-beats this process's instance first, then interrupts only
-what processes found gone left in flight (see `store.instances`).
+what processes found gone left in flight (see `store.instances`); it also deletes the spending
+reservations past their expiry (a process died during the call: `accounting.limits`).
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..accounting.limits import sweep_expired
+from ..settings import Settings
 from ..store import Store
 from ..store.engine import writer
 from ..store.instances import HEARTBEAT_INTERVAL_S
@@ -28,11 +34,15 @@ PRUNE_INTERVAL_S = 24 * 60 * 60
 
 
 def sweep(store: Store) -> tuple[int, int]:
-    """Mark turns and tool calls a previous process left in flight as interrupted; how many of each."""
+    """Mark turns and tool calls a previous process left in flight as interrupted, and remove the
+    spending reservations whose call never ended; how many turns and tool calls."""
     with writer(store.engine).begin() as connection:
         messages, tools = sweep_in_flight(connection)
     if messages or tools:
         logger.warning('marked %d turns and %d tool calls left in flight as interrupted', messages, tools)
+    expired = sweep_expired(store)
+    if expired:
+        logger.warning('removed %d expired spending reservations (their calls never ended)', expired)
     return messages, tools
 
 
@@ -53,6 +63,13 @@ def maintenance_jobs(runtime: SynapseRuntime) -> list[Job]:
         Job(HEARTBEAT_JOB, lambda: sweep(store), HEARTBEAT_INTERVAL_S, run_at_start=False),
     ]
     if runtime.maintenance and runtime.settings.auto_prune:
-        days = int(runtime.settings.retention_days)
-        jobs.append(Job(PRUNE_JOB, lambda: prune(store, days), PRUNE_INTERVAL_S))
+        settings = runtime.settings
+        jobs.append(Job(PRUNE_JOB, lambda: prune(store, retention_days(store, settings)), PRUNE_INTERVAL_S))
     return jobs
+
+
+def retention_days(store: Store, settings: Settings) -> int:
+    """The `retention_days` in effect at each run: the registry's stored value first."""
+    from ..registry.settings_store import effective
+
+    return int(effective(store, settings).retention_days)

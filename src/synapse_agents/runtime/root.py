@@ -107,7 +107,7 @@ class SynapseRuntime:
         if self.chat is None:
             from ..chat.service import ChatService
 
-            self.chat = ChatService(self.store)
+            self.chat = ChatService(self.store, self.settings)
         return self.chat
 
     async def start(self) -> None:

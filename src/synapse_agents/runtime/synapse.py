@@ -199,14 +199,10 @@ class Synapse:
     # -- agents and scopes ---------------------------------------------------------------
 
     async def _target(self, agent: AbstractAgent[Any, Any] | str, key: str | None) -> TurnTarget:
-        catalog = self.runtime.catalog
+        runtime = self.runtime
+        catalog = runtime.catalog
         if isinstance(agent, str):
-            if catalog is None:
-                raise UnknownAgent(f'No agent with slug {agent!r}: discovery is off (discover=False).')
-            found = await find_agent(catalog, agent)
-            if found is None:
-                raise UnknownAgent(_unknown_slug(agent, [a.slug for a in catalog.scan().agents]))
-            return TurnTarget.from_discovered(found)
+            return await self._target_by_slug(agent)
         if not isinstance(agent, AbstractAgent):
             raise TypeError(f'agent: expected a pydantic-ai agent or a slug, got {type(agent).__name__}.')
         if key is None and catalog is not None:
@@ -223,6 +219,29 @@ class Synapse:
         if len(slug) > 255:
             raise ValueError(f'key: {len(slug)} characters is more than 255.')
         return TurnTarget.for_agent(agent, slug=slug)
+
+    async def _target_by_slug(self, slug: str) -> TurnTarget:
+        """A code agent's slug, `config:<key>`, or a configured agent's bare key when no code agent
+        has that slug. A configured agent that cannot run raises its error here."""
+        runtime = self.runtime
+        catalog = runtime.catalog
+        found = None
+        if not slug.startswith('config:') and catalog is not None:
+            found = await find_agent(catalog, slug)
+        if found is None and slug:
+            configured = slug if slug.startswith('config:') else f'config:{slug}'
+            found = await find_agent(runtime, configured)
+            if found is not None and found.setup_error is not None:
+                raise found.setup_error
+        if found is not None:
+            return TurnTarget.from_discovered(found)
+        if catalog is None and not slug.startswith('config:'):
+            raise UnknownAgent(
+                f'No agent with slug {slug!r}: discovery is off (discover=False) and the registry '
+                'has no configured agent with that key.'
+            )
+        known = [a.slug for a in catalog.scan().agents] if catalog is not None else []
+        raise UnknownAgent(_unknown_slug(slug, known))
 
     async def _continued_scope(self, conversation_id: str, slug: str, asked: Scope) -> Scope:
         if not is_valid_id(conversation_id):

@@ -37,6 +37,7 @@ from sqlalchemy import (
     update,
 )
 
+from ..accounting.tables import SpendingReservation
 from .ids import new_id
 from .instances import LEASE_S, Instance, current, heartbeat, live_instances
 from .prepared import execute
@@ -119,6 +120,7 @@ _conversations = Base.metadata.tables[Conversation.__tablename__]
 _messages = Base.metadata.tables[Message.__tablename__]
 _tools = Base.metadata.tables[ToolInvocation.__tablename__]
 _llm_calls = Base.metadata.tables[LlmCall.__tablename__]
+_reservations = Base.metadata.tables[SpendingReservation.__tablename__]
 
 # Statements are built once with bound parameters, so each write only binds values: building a
 # statement per write (with its values inline) costs several times more than executing it.
@@ -126,6 +128,7 @@ _INSERT_CONVERSATION = insert(_conversations)
 _INSERT_MESSAGE = insert(_messages)
 _INSERT_TOOL = insert(_tools)
 _INSERT_LLM_CALL = insert(_llm_calls)
+_DELETE_RESERVATION = delete(_reservations).where(_reservations.c.id == bindparam('b_id'))
 _FINISH_TOOL = (
     update(_tools)
     .where(_tools.c.id == bindparam('b_id'))
@@ -282,9 +285,24 @@ def tool_finished(
     )
 
 
-def record_llm_call(row: dict[str, Any]) -> Statement:
-    """Add a ledger row for one model response."""
-    return Statement(_INSERT_LLM_CALL, row)
+def record_llm_call(
+    row: dict[str, Any], reservation_id: str | None = None
+) -> Statement | Callable[[Connection], None]:
+    """Add a ledger row for one model response, and delete the spending reservation it settles in
+    the same transaction (so the call is never counted twice, or not at all)."""
+    if reservation_id is None:
+        return Statement(_INSERT_LLM_CALL, row)
+
+    def op(connection: Connection) -> None:
+        execute(connection, _INSERT_LLM_CALL, row)
+        execute(connection, _DELETE_RESERVATION, {'b_id': reservation_id})
+
+    return op
+
+
+def release_reservation(reservation_id: str) -> Statement:
+    """Delete a spending reservation whose call failed or was cancelled."""
+    return Statement(_DELETE_RESERVATION, {'b_id': reservation_id})
 
 
 def end_turn(end: TurnEnd, *, started: Future[Any] | None = None) -> Callable[[Connection], bool]:

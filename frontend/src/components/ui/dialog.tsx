@@ -23,8 +23,15 @@ export function Dialog({
   useEffect(() => {
     const dialog = ref.current
     if (!dialog) return
-    if (open && !dialog.open) dialog.showModal?.()
-    if (!open && dialog.open) dialog.close()
+    // Without the modal API (jsdom), an open attribute still shows it and its contents.
+    if (open && !dialog.open) {
+      if (dialog.showModal) dialog.showModal()
+      else dialog.setAttribute('open', '')
+    }
+    if (!open && dialog.hasAttribute('open')) {
+      if (dialog.close) dialog.close()
+      else dialog.removeAttribute('open')
+    }
   }, [open])
   return (
     <dialog

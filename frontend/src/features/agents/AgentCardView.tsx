@@ -1,4 +1,4 @@
-import { Bot, Info, Zap } from '@/components/icons'
+import { Bot, Database, Info, Zap } from '@/components/icons'
 import { Badge } from '@/components/ui/badge'
 import { Link } from 'react-router'
 import type { AgentCard } from '@/lib/api/types'
@@ -42,6 +42,14 @@ export function AgentCardView({ agent }: { agent: AgentCard }) {
         )}
         {agent.counts.mcp_toolsets > 0 && <Badge variant="outline">MCP × {agent.counts.mcp_toolsets}</Badge>}
       </div>
+      {agent.configured && (
+        <div className="flex flex-wrap gap-1.5">
+          <Badge variant="default" title="Configured in the registry" data-testid="configured-badge">
+            <Database /> configured
+          </Badge>
+          {agent.version !== null && <Badge variant="mono">v{agent.version}</Badge>}
+        </div>
+      )}
       {(agent.model?.is_demo || agent.stateless || agent.structured_output || agent.problems.length > 0) && (
         <div className="flex flex-wrap gap-1.5">
           <AgentBadges agent={agent} />

@@ -11,7 +11,7 @@ const card = (over: Partial<AgentCard> = {}): AgentCard => ({
   model: { provider: 'openai', name: 'gpt-5', id: 'openai:gpt-5', is_demo: false, fallbacks: [] },
   tools: ['lookup_order', 'search', 'create_ticket', 'refund', 'escalate'],
   counts: { tools: 5, native_tools: 0, toolsets: 1, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
-  stateless: false, structured_output: false, problems: [],
+  stateless: false, structured_output: false, problems: [], configured: false, version: null,
   ...over,
 })
 
@@ -54,6 +54,22 @@ describe('AgentsPage', () => {
     expect(within(demo!).getByText('Stateless')).toBeInTheDocument()
     expect(within(demo!).getByText('OPENAI_API_KEY missing')).toBeInTheDocument()
     expect(screen.getByText('2 agents discovered in app')).toBeInTheDocument()
+  })
+
+  it('a configured agent: its badge and version, and its card opens its playground', async () => {
+    serve({
+      agents: [card(), card({ slug: 'config:deckhand', name: 'Deckhand', module: 'config', attribute: 'deckhand', tools: [], configured: true, version: 3 })],
+      problems: [],
+      targets: ['app'],
+      project_root: '/p',
+      degraded: [],
+    })
+    show()
+    const [code, configured] = await screen.findAllByTestId('agent-card')
+    expect(within(code!).queryByTestId('configured-badge')).not.toBeInTheDocument()
+    expect(within(configured!).getByTestId('configured-badge')).toHaveTextContent('configured')
+    expect(within(configured!).getByText('v3')).toBeInTheDocument()
+    expect(within(configured!).getByRole('link', { name: 'Deckhand' })).toHaveAttribute('href', '/agents/config:deckhand')
   })
 
   it('discovery problems are error cards with a folded traceback, beside the agents', async () => {

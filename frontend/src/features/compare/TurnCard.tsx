@@ -3,14 +3,15 @@ import { ArrowDown, ArrowUp, Paperclip } from '@/components/icons'
 import { Markdown } from '@/components/markdown/Markdown'
 import type { ToolStatus } from '@/lib/api/types'
 import { cn } from '@/lib/cn'
-import { formatCost, formatDuration, formatInt } from '@/lib/format'
+import { formatDuration, formatInt } from '@/lib/format'
 import { ToolStatusIcon } from '@/features/playground/ToolCard'
+import { formatMoney } from '@/features/spend/money'
 import type { Turn, TurnSummary } from './turns'
 import { summarizeTurn } from './turns'
 
 /** A cost, or "unpriced" when the price is unknown (never $0: unknown is not free). */
 export function costLabel(cost: number | null): string {
-  return cost === null ? 'unpriced' : formatCost(cost)
+  return formatMoney(cost)
 }
 
 function Numbers({ summary }: { summary: TurnSummary }) {

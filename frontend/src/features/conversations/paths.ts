@@ -1,4 +1,5 @@
-export const agentPath = (slug: string): string => `/agents/${encodeURIComponent(slug)}`
+/** `/agents/<slug>`; a configured agent's `config:<key>` keeps its colon (valid in a path). */
+export const agentPath = (slug: string): string => `/agents/${encodeURIComponent(slug).replaceAll('%3A', ':')}`
 
 export const conversationPath = (slug: string, id: string): string => `${agentPath(slug)}/c/${encodeURIComponent(id)}`
 

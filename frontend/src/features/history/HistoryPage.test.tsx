@@ -17,7 +17,7 @@ const row = (n: number, title: string, extra: Partial<ConversationRow> = {}): Co
 // Newest first, as the API sends them: the fork is newer than its source.
 const rows = [
   row(3, 'Re-run', { forked_from_id: id(1) }),
-  row(2, 'Case intake', { origin: 'app', tenant: { type: 'firm', id: '7' }, actor: { type: 'user', id: '42' }, subject: { type: 'case', id: '9' } }),
+  row(2, 'Case intake', { cost: 0.00042, origin: 'app', tenant: { type: 'firm', id: '7' }, actor: { type: 'user', id: '42' }, subject: { type: 'case', id: '9' } }),
   row(1, 'Orders'),
   row(4, 'Old re-run', { forked_from_id: id(99) }),
 ]
@@ -72,6 +72,15 @@ describe('History', () => {
     expect(within(shown[0]!).getByTestId('scope')).toHaveTextContent('firm:7 · user:42 · case:9')
     expect(within(shown[0]!).getByTestId('scope')).toHaveAccessibleName('Scope: Tenant firm:7, actor user:42, subject case:9')
     expect(within(shown[1]!).queryByTestId('origin-badge')).not.toBeInTheDocument()
+  })
+
+  it('shows each conversation\'s cost beside its tokens: the digits of a fraction of a cent, unpriced never as $0', async () => {
+    renderAt('/history')
+    const table = await screen.findByRole('table', { name: 'Conversations' })
+    expect(within(table).getByRole('columnheader', { name: 'Cost' })).toBeInTheDocument()
+    const [priced, unpriced] = within(table).getAllByTestId('history-row')
+    expect(within(priced!).getByTestId('history-cost')).toHaveTextContent('$0.00042')
+    expect(within(unpriced!).getByTestId('history-cost')).toHaveTextContent(/^unpriced$/)
   })
 
   it('filters by origin and scope, in the URL and in the API query', async () => {

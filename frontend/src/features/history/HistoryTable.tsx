@@ -6,6 +6,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@
 import { ConversationMenu } from '@/features/conversations/ConversationMenu'
 import { conversationPath } from '@/features/conversations/paths'
 import { OriginBadge, ScopeLine } from '@/features/conversations/ScopeChips'
+import { formatMoney } from '@/features/spend/money'
 import { groupForks, type HistoryEntry } from './forkGroups'
 
 function Status({ status }: { status: ConversationRow['status'] }) {
@@ -56,6 +57,7 @@ export function HistoryTable({ rows }: { rows: ConversationRow[] }) {
           <TableHead className="w-44">Origin &amp; scope</TableHead>
           <TableHead className="w-24">Status</TableHead>
           <TableHead className="w-20 text-right">Tokens</TableHead>
+          <TableHead className="w-24 text-right">Cost</TableHead>
           <TableHead className="w-44">Date &amp; time</TableHead>
           <TableHead className="w-10">
             <span className="sr-only">Actions</span>
@@ -90,6 +92,13 @@ export function HistoryTable({ rows }: { rows: ConversationRow[] }) {
               </TableCell>
               <TableCell className="text-right font-mono text-xs" title={`${formatInt(row.input_tokens)} in · ${formatInt(row.output_tokens)} out`}>
                 {formatCompact(row.total_tokens)}
+              </TableCell>
+              <TableCell
+                className={row.cost === null ? 'text-right font-mono text-xs text-warning' : 'text-right font-mono text-xs'}
+                title={row.cost === null ? 'No price is known for these calls' : formatMoney(row.cost, 'USD', { exact: true })}
+                data-testid="history-cost"
+              >
+                {formatMoney(row.cost)}
               </TableCell>
               <TableCell className="font-mono text-xs text-muted-foreground">{formatDateTime(row.created_at)}</TableCell>
               <TableCell onClick={(event) => event.stopPropagation()}>

@@ -1,9 +1,10 @@
 // The per-answer line: ↑ input ↓ output tokens, cost, duration, with a breakdown on hover/focus.
 // It keeps its height while the answer streams, so nothing below it jumps when it fills in.
 import { ArrowDown, ArrowUp } from '@/components/icons'
-import { formatCost, formatDuration, formatInt } from '@/lib/format'
+import { formatDuration, formatInt } from '@/lib/format'
 import type { MetaView } from '@/lib/thread'
 import { Tooltip } from '@/components/ui/tooltip'
+import { formatMoney } from '@/features/spend/money'
 
 function Row({ label, value }: { label: string; value: string }) {
   return (
@@ -26,7 +27,7 @@ export function Breakdown({ meta }: { meta: MetaView }) {
       <Row label="Reasoning tokens" value={formatInt(usage?.reasoning_tokens)} />
       {usage?.requests !== undefined && <Row label="Requests" value={formatInt(usage.requests)} />}
       {usage?.tool_calls !== undefined && <Row label="Tool calls" value={formatInt(usage.tool_calls)} />}
-      <Row label="Cost" value={meta.cost === null ? 'unknown price' : formatCost(meta.cost, meta.currency ?? 'USD')} />
+      <Row label="Cost" value={formatMoney(meta.cost, meta.currency ?? 'USD', { exact: true })} />
       <Row label="Duration" value={formatDuration(meta.durationMs)} />
     </dl>
   )
@@ -47,7 +48,9 @@ export function MessageMeta({ meta, streaming, stopped }: { meta: MetaView | nul
               <ArrowDown className="size-3" />
               {formatInt(meta.usage?.output_tokens)}
             </span>
-            <span>{formatCost(meta.cost, meta.currency ?? 'USD')}</span>
+            <span title="Cost" data-testid="message-cost" className={meta.cost === null ? 'text-warning' : undefined}>
+              {formatMoney(meta.cost, meta.currency ?? 'USD')}
+            </span>
             <span>{formatDuration(meta.durationMs)}</span>
           </button>
         </Tooltip>

@@ -16,7 +16,7 @@ const agent: AgentInfo = {
   slug: SLUG, name: 'support_agent', module: 'demo', attribute: 'support_agent', file: null, description: 'Helps.',
   model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true, fallbacks: [] },
   counts: { tools: 1, native_tools: 0, toolsets: 1, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
-  stateless: false, structured_output: false, problems: [],
+  stateless: false, structured_output: false, problems: [], configured: false, version: null,
   model_settings: null, model_settings_dynamic: null, retries: { tools: 1, output: null }, end_strategy: 'early', tool_timeout: null,
   output: { type: 'str', mode: null, schema: null, schema_error: null }, deps: { type: null, factory: null, required: false },
   instructions: [{ kind: 'static', source: 'instructions', text: 'Be kind.', template: false, name: null, location: null }],

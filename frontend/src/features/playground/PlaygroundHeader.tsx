@@ -1,13 +1,14 @@
 import { ArrowDown, ArrowUp, PanelRight, Plus, Trash2, Unlink } from '@/components/icons'
 import type { AgentInfo, ConversationTotals, ThreadConversation } from '@/lib/api/types'
 import { cn } from '@/lib/cn'
-import { formatCost, formatInt, formatModel } from '@/lib/format'
+import { formatInt, formatModel } from '@/lib/format'
 import { Badge } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { Tooltip } from '@/components/ui/tooltip'
 import { AgentBadges } from '@/features/agents/AgentBadges'
 import { OriginBadge, ScopeChips } from '@/features/conversations/ScopeChips'
+import { formatMoney } from '@/features/spend/money'
 
 function Totals({ totals }: { totals: ConversationTotals }) {
   return (
@@ -21,7 +22,7 @@ function Totals({ totals }: { totals: ConversationTotals }) {
           <ArrowDown className="size-3" />
           {formatInt(totals.output_tokens)}
         </span>
-        <span>{formatCost(totals.cost)}</span>
+        <span data-testid="conversation-cost">{formatMoney(totals.cost)}</span>
         <span>{totals.tool_calls} tools</span>
       </span>
     </Tooltip>

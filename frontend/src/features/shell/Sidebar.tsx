@@ -1,5 +1,5 @@
 // The app shell's left column: navigation, recent conversations, agents, version and theme.
-import { Bot, History, LayoutGrid, PanelLeftClose, PanelLeftOpen } from '@/components/icons'
+import { Bot, Database, History, LayoutGrid, PanelLeftClose, PanelLeftOpen, Wallet } from '@/components/icons'
 import type { ReactNode } from 'react'
 import { NavLink } from 'react-router'
 import { cn } from '@/lib/cn'
@@ -118,6 +118,8 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
       <nav aria-label="Workspace" className={cn('space-y-0.5 px-2', collapsed && 'flex flex-col items-center')}>
         <NavItem to="/" end icon={<LayoutGrid />} label="Agents" collapsed={collapsed} />
         <NavItem to="/history" icon={<History />} label="History" collapsed={collapsed} />
+        <NavItem to="/registry" icon={<Database />} label="Registry" collapsed={collapsed} />
+        <NavItem to="/spend" icon={<Wallet />} label="Spend" collapsed={collapsed} />
       </nav>
       <div className="mt-4 min-h-0 flex-1 space-y-5 overflow-y-auto px-2 pb-3">
         {!collapsed && (

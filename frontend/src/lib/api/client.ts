@@ -13,31 +13,48 @@ import type {
 
 import { apiUrl } from '../base'
 
+/** One invalid input of a 422 answer: where (`body.temperature`) and what is wrong. */
+export interface FieldError {
+  location: string
+  message: string
+}
+
 export class ApiError extends Error {
   readonly status: number
   readonly code: string
+  readonly fields: FieldError[]
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, fields: FieldError[] = []) {
     super(message)
     this.name = 'ApiError'
     this.status = status
     this.code = code
+    this.fields = fields
   }
 }
 
-/** Turn a non-OK response into an ApiError carrying the API's `{error: {code, message}}`. */
+function fieldsOf(value: unknown): FieldError[] {
+  if (!Array.isArray(value)) return []
+  return value.flatMap((field: { location?: unknown; message?: unknown } | null) =>
+    field && typeof field.location === 'string' && typeof field.message === 'string' ? [{ location: field.location, message: field.message }] : [],
+  )
+}
+
+/** Turn a non-OK response into an ApiError carrying the API's `{error: {code, message, fields}}`. */
 export async function errorFrom(response: Response): Promise<ApiError> {
   let code = 'http_error'
   let message = `${response.status} ${response.statusText}`.trim()
+  let fields: FieldError[] = []
   try {
     const body: unknown = await response.json()
-    const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error
+    const error = (body as { error?: { code?: unknown; message?: unknown; fields?: unknown } } | null)?.error
     if (error && typeof error.message === 'string') message = error.message
     if (error && typeof error.code === 'string') code = error.code
+    fields = fieldsOf(error?.fields)
   } catch {
     // Not JSON (a proxy's page, say): keep the status line.
   }
-  return new ApiError(response.status, code, message)
+  return new ApiError(response.status, code, message, fields)
 }
 
 export async function request<T>(path: string, init?: RequestInit): Promise<T> {
@@ -52,7 +69,7 @@ export async function request<T>(path: string, init?: RequestInit): Promise<T> {
   return (await response.json()) as T
 }
 
-function json(method: string, body: unknown): RequestInit {
+export function json(method: string, body: unknown): RequestInit {
   return { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }
 }
 

@@ -108,6 +108,25 @@ export type ForkSummary = NonNullable<ThreadConversation['forks']>[number]
 
 export type DeleteResult = Schemas['Deleted']
 
+// -- the registry ---------------------------------------------------------------------------
+
+/** A provider as the API shows it: whether a key is set and its last four characters, never the key. */
+export type Provider = Sent<Schemas['Provider']>
+/** Per million tokens; amounts are decimal strings (never floats). */
+export type Price = Sent<Schemas['Price']>
+export type RegistryModel = Sent<Schemas['RegistryModel']>
+export type Preset = Sent<Schemas['Preset']>
+export type Tone = Sent<Schemas['Tone']>
+export type ConfiguredAgent = Sent<Schemas['ConfiguredAgent']>
+export type AgentVersions = Sent<Schemas['AgentVersionList']>
+export type ProviderTest = Sent<Schemas['ProviderTestResult']>
+export type RegistrySetting = Sent<Schemas['RegistrySetting']>
+export type RegistrySettings = Sent<Schemas['RegistrySettingList']>
+
+/** A tool a configured agent may name (the agent form's tool picker). */
+export type RegistryTool = Sent<Schemas['RegistryTool']>
+export type RegistryTools = Sent<Schemas['RegistryToolList']>
+
 // -- the server -----------------------------------------------------------------------------
 
 export type Health = Schemas['Health']

@@ -24,7 +24,7 @@ Context = Annotated[SynapseContext, Depends(get_context)]
 
 
 async def _found(context: SynapseContext, slug: str) -> Any:
-    found = await find_agent(context.catalog, slug)
+    found = await find_agent(context, slug)
     if found is None:
         raise ApiError(404, f'No agent with slug {slug!r}.')
     return found

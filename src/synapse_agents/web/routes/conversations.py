@@ -171,7 +171,7 @@ async def _agent_facts(context: SynapseContext, slug: str) -> dict[str, bool]:
     from ...chat.service import AgentLookupError, find_agent
 
     try:
-        found = await find_agent(context.catalog, slug)
+        found = await find_agent(context, slug)
     except AgentLookupError:
         found = None
     return {'stateless': bool(getattr(found, 'stateless', False)), 'agent_available': found is not None}

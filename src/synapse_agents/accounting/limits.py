@@ -1,0 +1,343 @@
+"""Spending limits: their windows, what they hold, and the reservations that cannot be raced.
+
+A limit (`accounting.tables.SpendingLimit`) caps what one tenant, user, agent or preset spends per
+period: a calendar day or month in the limit's time zone, or a sliding day (24 hours) or month
+(30 days) ending now. Several limits may apply to one call (its tenant's, its user's, its agent's,
+its preset's); every one is checked.
+
+What a limit holds (`consumption`) is the ledger's spend in its window plus every live
+reservation that names its scope, in the limit's currency. Both are read by one statement, so a
+call settling meanwhile (its reservation deleted in the transaction that inserts its ledger row)
+is counted once, never twice or not at all. Amounts in another currency are converted with the
+current `currency_rates`; a cost in a currency with no rate cannot be counted (add the rate).
+
+`reserve` decides in the database, in one transaction: on PostgreSQL it locks the applicable
+limit rows first (`SELECT ... FOR UPDATE`, in id order, so two processes never deadlock), on
+SQLite the transaction holds the write lock from its start (`BEGIN IMMEDIATE`, see
+`store.engine.writer`). Then no other reservation of the same limits can be decided until it
+commits, and the consumption it reads is final. A call that would pass a limit gets an overrun row
+(committed although the call is refused) instead of a reservation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    delete,
+    func,
+    insert,
+    inspect,
+    literal,
+    or_,
+    select,
+    type_coerce,
+    union_all,
+)
+
+from ..store.ids import new_id
+from ..store.schema import LlmCall, Money, utcnow
+from ..store.turn_writes import record_llm_call, release_reservation
+from .pricing import convert
+from .tables import SpendingLimit, SpendingOverrun, SpendingReservation
+
+if TYPE_CHECKING:
+    from ..settings import Settings
+    from ..store import Store
+
+PERIODS = ('calendar_day', 'calendar_month', 'sliding_day', 'sliding_month')
+SCOPES = ('tenant', 'user', 'agent', 'preset')
+SLIDING = {'sliding_day': timedelta(days=1), 'sliding_month': timedelta(days=30)}
+RESERVATION_TTL = timedelta(minutes=15)
+"""How long a reservation counts when its call never ends (its process died): the sweep removes it."""
+
+_LEDGER_COLUMN = {
+    'tenant': LlmCall.tenant,
+    'user': LlmCall.user,
+    'agent': LlmCall.agent_key,
+    'preset': LlmCall.preset,
+}
+_RESERVED_COLUMN = {
+    'tenant': SpendingReservation.tenant,
+    'user': SpendingReservation.user,
+    'agent': SpendingReservation.agent_key,
+    'preset': SpendingReservation.preset,
+}
+
+_LIMIT_COLUMNS = tuple(inspect(SpendingLimit).columns)
+
+
+# -- windows -----------------------------------------------------------------------------------
+
+
+def window(limit: SpendingLimit, now: datetime) -> tuple[datetime, datetime]:
+    """The limit's current window `[start, end)` in UTC.
+
+    A calendar day or month starts at local midnight in the limit's time zone, so a day across a
+    change to or from summer time lasts 23 or 25 hours. A sliding window ends at `now`."""
+    now = _aware(now)
+    span = SLIDING.get(limit.period)
+    if span is not None:
+        return now - span, now
+    zone = ZoneInfo(limit.timezone or 'UTC')
+    local = now.astimezone(zone)
+    if limit.period == 'calendar_day':
+        start = datetime(local.year, local.month, local.day, tzinfo=zone)
+        following = (start + timedelta(days=1, hours=12)).date()  # noon tomorrow, whatever the offset
+        end = datetime(following.year, following.month, following.day, tzinfo=zone)
+    elif limit.period == 'calendar_month':
+        start = datetime(local.year, local.month, 1, tzinfo=zone)
+        year, month = (local.year + 1, 1) if local.month == 12 else (local.year, local.month + 1)
+        end = datetime(year, month, 1, tzinfo=zone)
+    else:
+        raise ValueError(f'unknown period {limit.period!r}: expected one of {", ".join(PERIODS)}')
+    return start.astimezone(UTC), end.astimezone(UTC)
+
+
+# -- consumption -------------------------------------------------------------------------------
+
+
+def _held(found: Sequence[SpendingLimit], now: datetime) -> Any:
+    """Per limit (its index in `found`) and currency: the ledger's spend in its window and the live
+    reservations of its scope, all in one statement (one snapshot, one round trip)."""
+    moment = _aware(now)
+    parts: list[Any] = []
+    for index, limit in enumerate(found):
+        start, end = window(limit, moment)
+        spent = select(
+            literal(index).label('limit'), LlmCall.currency.label('currency'), LlmCall.cost.label('amount')
+        ).where(
+            _LEDGER_COLUMN[limit.scope] == limit.scope_id,
+            LlmCall.cost.is_not(None),
+            LlmCall.created_at >= start,
+        )
+        if limit.period not in SLIDING:
+            # A sliding window has no upper bound: a row stamped by a clock a little ahead still counts.
+            spent = spent.where(LlmCall.created_at < end)
+        reserved = select(
+            literal(index).label('limit'),
+            SpendingReservation.currency.label('currency'),
+            SpendingReservation.amount.label('amount'),
+        ).where(_RESERVED_COLUMN[limit.scope] == limit.scope_id, SpendingReservation.expires_at > moment)
+        parts += [spent, reserved]
+    both = union_all(*parts).subquery()
+    total = type_coerce(func.sum(type_coerce(both.c.amount, Money())), Money())
+    return select(both.c.limit, both.c.currency, total).group_by(both.c.limit, both.c.currency)
+
+
+def consumptions_in(
+    connection: Connection, found: Sequence[SpendingLimit], now: datetime, settings: Settings
+) -> list[Decimal]:
+    """What each limit's current window holds, in its currency (one statement for them all)."""
+    consumed = [Decimal(0) for _ in found]
+    if not found:
+        return consumed
+    for index, currency, amount in connection.execute(_held(found, now)).all():
+        if amount is None:
+            continue
+        converted = convert(Decimal(amount), currency, found[index].currency, settings)
+        if converted is not None:
+            consumed[index] += converted
+    return consumed
+
+
+def consumption(
+    store: Store, limit: SpendingLimit, now: datetime, settings: Settings | None = None
+) -> Decimal:
+    """What the limit's current window holds: spent (ledger) plus reserved (live), in its currency.
+
+    `settings` give the rates for amounts in other currencies (their defaults when left out)."""
+    with store.read() as session:
+        return consumptions_in(session.connection(), [limit], now, settings or _defaults())[0]
+
+
+# -- which limits apply ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Subject:
+    """Whom a model call is for: each is matched against the limits of its scope."""
+
+    tenant: str | None = None
+    user: str | None = None
+    agent: str | None = None
+    preset: str | None = None
+
+    def ids(self) -> dict[str, str]:
+        found = {'tenant': self.tenant, 'user': self.user, 'agent': self.agent, 'preset': self.preset}
+        return {scope: value for scope, value in found.items() if value}
+
+
+def _applicable(subject: Subject) -> ColumnElement[bool] | None:
+    """The condition of the enabled limits that apply to `subject` (None: it names nothing)."""
+    ids = subject.ids()
+    if not ids:
+        return None
+    matches = [
+        (SpendingLimit.scope == scope) & (SpendingLimit.scope_id == value) for scope, value in ids.items()
+    ]
+    return SpendingLimit.enabled.is_(True) & or_(*matches)
+
+
+def applicable_limits(
+    store: Store, *, tenant: str | None, user: str | None, agent: str | None, preset: str | None
+) -> list[SpendingLimit]:
+    """The enabled limits a call for this tenant, user, agent and preset must respect, by id."""
+    condition = _applicable(Subject(tenant, user, agent, preset))
+    if condition is None:
+        return []
+    with store.read() as session:
+        rows = list(session.scalars(select(SpendingLimit).where(condition).order_by(SpendingLimit.id)))
+        session.expunge_all()
+        return rows
+
+
+def any_limits(store: Store, subject: Subject) -> bool:
+    """Whether any enabled limit applies (a plain read, before deciding in a transaction)."""
+    condition = _applicable(subject)
+    if condition is None:
+        return False
+    with store.read() as session:
+        return session.execute(select(SpendingLimit.id).where(condition).limit(1)).first() is not None
+
+
+# -- reserve, settle, release ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    """A model call about to be made, and its worst-case cost."""
+
+    subject: Subject
+    amount: Decimal
+    currency: str
+    run_id: str | None = None
+    conversation_id: str | None = None
+    ttl: timedelta = RESERVATION_TTL
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A limit the call would pass (its overrun row is written)."""
+
+    limit: SpendingLimit
+    consumed: Decimal
+    estimated: Decimal
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What `reserve` decided: a reservation (None when no limit applies), or the refusals."""
+
+    reservation_id: str | None = None
+    refusals: list[Refusal] = field(default_factory=list)
+    limits: int = 0
+    """How many limits applied."""
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.refusals)
+
+
+def reserve(
+    connection: Connection, request: Request, settings: Settings, now: datetime | None = None
+) -> Decision:
+    """Check every applicable limit and reserve the call's worst case against them, or refuse it.
+
+    Runs in the caller's write transaction (`BEGIN IMMEDIATE` on SQLite); never raises for a
+    refusal, so the overrun rows it writes commit with the transaction."""
+    moment = _aware(now or utcnow())
+    condition = _applicable(request.subject)
+    if condition is None:
+        return Decision()
+    locked = select(*_LIMIT_COLUMNS).where(condition).order_by(SpendingLimit.id).with_for_update()
+    limits = [SpendingLimit(**row._mapping) for row in connection.execute(locked).all()]
+    if not limits:
+        return Decision()
+    refusals: list[Refusal] = []
+    for limit, consumed in zip(limits, consumptions_in(connection, limits, moment, settings), strict=True):
+        estimated = convert(request.amount, request.currency, limit.currency, settings)
+        if estimated is None:
+            continue  # the estimate's currency has no rate: this limit cannot judge it
+        if consumed + estimated > limit.amount:
+            refusals.append(Refusal(limit, consumed, estimated))
+    if refusals:
+        for refusal in refusals:
+            connection.execute(insert(SpendingOverrun).values(**_overrun(refusal, request, moment)))
+        return Decision(refusals=refusals, limits=len(limits))
+    reservation_id = new_id()
+    connection.execute(
+        insert(SpendingReservation).values(
+            id=reservation_id,
+            run_id=request.run_id,
+            tenant=request.subject.tenant,
+            user=request.subject.user,
+            agent_key=request.subject.agent,
+            preset=request.subject.preset,
+            amount=request.amount,
+            currency=request.currency,
+            created_at=moment,
+            expires_at=moment + request.ttl,
+        )
+    )
+    return Decision(reservation_id=reservation_id, limits=len(limits))
+
+
+def _overrun(refusal: Refusal, request: Request, moment: datetime) -> dict[str, Any]:
+    limit = refusal.limit
+    return {
+        'id': new_id(),
+        'limit_id': limit.id,
+        'user': request.subject.user,
+        'tenant': request.subject.tenant,
+        'scope': limit.scope,
+        'scope_id': limit.scope_id,
+        'period': limit.period,
+        'limit_amount': limit.amount,
+        'consumed': refusal.consumed,
+        'estimated': refusal.estimated,
+        'overrun': refusal.consumed + refusal.estimated - limit.amount,
+        'currency': limit.currency,
+        'agent_key': request.subject.agent,
+        'conversation_id': request.conversation_id,
+        'run_id': request.run_id,
+        'created_at': moment,
+    }
+
+
+def settle(connection: Connection, ledger_row: dict[str, Any], reservation_id: str | None) -> None:
+    """Insert the call's ledger row and delete its reservation, in the one transaction."""
+    record_llm_call(ledger_row, reservation_id)(connection)
+
+
+def release(connection: Connection, reservation_id: str) -> None:
+    """Delete a reservation (its call failed or was cancelled)."""
+    release_reservation(reservation_id)(connection)
+
+
+def sweep_expired(store: Store, now: datetime | None = None) -> int:
+    """Delete the reservations past their `expires_at` (their process died); how many."""
+    from ..store.engine import writer
+
+    with writer(store.engine).begin() as connection:
+        result = connection.execute(
+            delete(SpendingReservation).where(SpendingReservation.expires_at <= _aware(now or utcnow()))
+        )
+    return int(result.rowcount or 0)
+
+
+def _defaults() -> Settings:
+    from ..settings import Settings
+
+    return Settings()
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

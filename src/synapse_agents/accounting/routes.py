@@ -1,0 +1,322 @@
+"""The accounting HTTP API: the spend report (`/api/spend`), spending limits and their overruns.
+
+Amounts are decimal strings (exact: `"0.0123"`), in the reference currency for the report and in
+the limit's currency for a limit; timestamps ISO 8601 in UTC with milliseconds. The services run
+in a thread; their refusals (`LimitError`) become JSON errors with the same status and words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, Field, PlainSerializer
+from starlette.concurrency import run_in_threadpool
+
+from ..store.ids import is_valid_id, shown_id
+from ..web.context import SynapseContext, get_context
+from ..web.errors import ApiError, error_responses, require_id
+from ..web.routes.schemas import Timestamp
+from . import limits_store
+from .limits_store import LimitError, LimitInput, LimitPatch, LimitStatus, OverrunFilters
+from .spend import Figures, GroupBy, SpendFilters, SpendReport, Stack, day_bound, decimal_text, spend_report
+from .tables import SpendingOverrun
+
+router = APIRouter(tags=['accounting'])
+
+Context = Annotated[SynapseContext, Depends(get_context)]
+Name = Annotated[str | None, Query(min_length=1, max_length=255, pattern=r'^[^\x00]+$')]
+ScopeName = Annotated[
+    str | None,
+    Query(min_length=1, max_length=255, pattern=r'^[^\x00]+$', description='type:id, or type alone.'),
+]
+DecimalText = Annotated[
+    Decimal,
+    PlainSerializer(decimal_text, return_type=str),
+    Field(description='A decimal amount as a string, e.g. "2.5".'),
+]
+Day = Annotated[date, Field(description='A calendar day, YYYY-MM-DD.')]
+_ISO = {
+    'anyOf': [
+        {'type': 'string', 'format': 'date'},
+        {'type': 'string', 'format': 'date-time'},
+        {'type': 'string', 'maxLength': 0},
+    ],
+    'description': 'An ISO 8601 date (a whole day) or datetime; with no offset, in the report time zone.',
+}
+_ID: dict[str, Any] = {
+    'type': 'string',
+    'pattern': r'^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$',
+}
+"""A Synapse id (`ids.is_valid_id`), as the schema states it; the route checks it itself."""
+From = Annotated[str, Query(alias='from', max_length=64, json_schema_extra=_ISO)]
+To = Annotated[str, Query(alias='to', max_length=64, json_schema_extra=_ISO)]
+
+Result = TypeVar('Result')
+
+
+async def call(function: Callable[..., Result], *args: Any) -> Result:
+    """Run a blocking service call in a thread; its refusals as JSON errors."""
+    try:
+        return await run_in_threadpool(function, *args)
+    except LimitError as exc:
+        extra: dict[str, Any] = {'fields': exc.fields} if exc.fields else {}
+        raise ApiError(exc.status, exc.message, **extra) from None
+
+
+def bound(value: str, name: str, zone: str, *, end: bool) -> datetime | None:
+    """A `from`/`to` query value as a UTC datetime; a 422 naming it when it is no ISO date."""
+    try:
+        return day_bound(value, zone, end=end)
+    except ValueError as exc:
+        raise ApiError(
+            422,
+            f'{name}: not an ISO date or datetime.',
+            fields=[{'location': f'query.{name}', 'message': str(exc)}],
+        ) from None
+
+
+# -- the spend report --------------------------------------------------------------------------
+
+
+class SpendFigures(BaseModel):
+    """Calls, tokens and cost of a group of model requests."""
+
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost: DecimalText | None = Field(description='Null only when every call of the group is unpriced.')
+    unpriced_calls: int = Field(description='Calls with no known price (never counted as 0).')
+
+    @classmethod
+    def fields_of(cls, figures: Figures) -> dict[str, Any]:
+        return {
+            'calls': figures.calls,
+            'input_tokens': figures.input_tokens,
+            'output_tokens': figures.output_tokens,
+            'cost': figures.cost,
+            'unpriced_calls': figures.unpriced_calls,
+        }
+
+
+class SpendRow(SpendFigures):
+    """One group: its key ('' for requests that name none) and, grouped by day, the day."""
+
+    key: str
+    day: Day | None = None
+
+
+class SpendPoint(BaseModel):
+    """The cost of one agent or model on one day (the chart's stacked series)."""
+
+    day: Day
+    key: str
+    cost: DecimalText | None
+
+
+class Spend(BaseModel):
+    """The spend report, amounts in the reference currency, days in `timezone`."""
+
+    by: GroupBy
+    stack: Stack
+    currency: str
+    timezone: str
+    rows: list[SpendRow]
+    totals: SpendFigures
+    series: list[SpendPoint]
+
+    @classmethod
+    def of(cls, report: SpendReport) -> Spend:
+        return cls(
+            by=report.by,
+            stack=report.stack,
+            currency=report.currency,
+            timezone=report.timezone,
+            rows=[SpendRow(key=row.key, day=row.day, **SpendFigures.fields_of(row)) for row in report.rows],
+            totals=SpendFigures(**SpendFigures.fields_of(report.totals)),
+            series=[SpendPoint(day=p.day, key=p.key, cost=p.cost) for p in report.series],
+        )
+
+
+@router.get('/api/spend', response_model=Spend)
+async def spend(
+    context: Context,
+    by: Annotated[GroupBy, Query(description='What a row is.')] = 'day',
+    stack: Annotated[Stack, Query(description="What the daily series' stacks are.")] = 'agent',
+    date_from: From = '',
+    date_to: To = '',
+    agent: Name = None,
+    user: ScopeName = None,
+    tenant: ScopeName = None,
+    model: Name = None,
+) -> Spend:
+    """Model requests, tokens and cost from the ledger, grouped, with totals and the daily series."""
+    zone = context.settings.limits_timezone
+    filters = SpendFilters(
+        date_from=bound(date_from, 'from', zone, end=False),
+        date_to=bound(date_to, 'to', zone, end=True),
+        agent=agent,
+        user=user,
+        tenant=tenant,
+        model=model,
+    )
+    report = await run_in_threadpool(
+        lambda: spend_report(context.store, context.settings, by=by, stack=stack, filters=filters)
+    )
+    return Spend.of(report)
+
+
+# -- limits ------------------------------------------------------------------------------------
+
+
+class Limit(BaseModel):
+    """A spending limit and its current window: what was spent and reserved in it, what is left."""
+
+    id: str
+    scope: str
+    scope_id: str
+    period: str
+    amount: DecimalText
+    currency: str
+    timezone: str
+    enabled: bool
+    consumed: DecimalText = Field(description='Spent and reserved in the current window, in `currency`.')
+    headroom: DecimalText = Field(description='`amount - consumed`, never below 0.')
+    window_start: Timestamp
+    window_end: Timestamp
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    @classmethod
+    def of(cls, found: LimitStatus) -> Limit:
+        row = found.limit
+        return cls(
+            id=row.id,
+            scope=row.scope,
+            scope_id=row.scope_id,
+            period=row.period,
+            amount=row.amount,
+            currency=row.currency,
+            timezone=row.timezone,
+            enabled=row.enabled,
+            consumed=found.consumed,
+            headroom=found.headroom,
+            window_start=found.window_start,
+            window_end=found.window_end,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+
+
+class LimitList(BaseModel):
+    limits: list[Limit]
+
+
+class LimitDeleted(BaseModel):
+    deleted: str = Field(description="The removed limit's id.")
+
+
+class Overrun(BaseModel):
+    """A model call a limit refused, with the limit's figures then."""
+
+    id: str
+    limit_id: str | None
+    user: str | None
+    tenant: str | None
+    scope: str
+    scope_id: str
+    period: str
+    limit_amount: DecimalText
+    consumed: DecimalText = Field(description='Spent and reserved in the window before the call.')
+    estimated: DecimalText = Field(description="The call's estimated worst-case cost.")
+    overrun: DecimalText = Field(description='consumed + estimated - limit_amount.')
+    currency: str
+    agent_key: str | None
+    conversation_id: str | None
+    run_id: str | None
+    created_at: Timestamp
+
+    @classmethod
+    def of(cls, row: SpendingOverrun) -> Overrun:
+        return cls.model_validate(row, from_attributes=True)
+
+
+class OverrunPage(BaseModel):
+    overruns: list[Overrun]
+    total: int
+
+
+def _statuses(context: SynapseContext) -> list[LimitStatus]:
+    rows = limits_store.listing(context.store)
+    return [limits_store.status(context.store, context.settings, row) for row in rows]
+
+
+def _status(context: SynapseContext, limit_id: str) -> LimitStatus:
+    return limits_store.status(context.store, context.settings, limits_store.get(context.store, limit_id))
+
+
+@router.get('/api/limits', response_model=LimitList)
+async def limits(context: Context) -> LimitList:
+    """Every spending limit with its current window's consumption and headroom."""
+    return LimitList(limits=[Limit.of(found) for found in await call(_statuses, context)])
+
+
+@router.post('/api/limits', response_model=Limit, status_code=201, responses=error_responses(409))
+async def create_limit(body: LimitInput, context: Context) -> Limit:
+    """Add a limit (one per scope id and period: a second is a 409)."""
+    row = await call(limits_store.create, context.store, context.settings, body)
+    return Limit.of(await call(limits_store.status, context.store, context.settings, row))
+
+
+@router.get('/api/limits/overruns', response_model=OverrunPage)
+async def overruns(
+    context: Context,
+    limit: Annotated[
+        str | None, Query(description="Only this limit's overruns.", json_schema_extra=_ID)
+    ] = None,
+    date_from: From = '',
+    date_to: To = '',
+    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+) -> OverrunPage:
+    """The calls limits refused, newest first, 50 a page, and how many match."""
+    if limit is not None and not is_valid_id(limit):
+        raise ApiError(
+            422,
+            f'limit: {shown_id(limit)} is not a limit id.',
+            fields=[{'location': 'query.limit', 'message': 'not a limit id'}],
+        )
+    zone = context.settings.limits_timezone
+    filters = OverrunFilters(
+        limit_id=limit,
+        date_from=bound(date_from, 'from', zone, end=False),
+        date_to=bound(date_to, 'to', zone, end=True),
+        page=page,
+    )
+    rows, total = await call(limits_store.overruns, context.store, filters)
+    return OverrunPage(overruns=[Overrun.of(row) for row in rows], total=total)
+
+
+@router.get('/api/limits/{limit_id}', response_model=Limit)
+async def one_limit(limit_id: str, context: Context) -> Limit:
+    """One limit with its current window's consumption and headroom."""
+    require_id(limit_id, 'spending limit')
+    return Limit.of(await call(_status, context, limit_id))
+
+
+@router.patch('/api/limits/{limit_id}', response_model=Limit, responses=error_responses(409))
+async def update_limit(limit_id: str, body: LimitPatch, context: Context) -> Limit:
+    """Change a limit: the fields given replace its own."""
+    require_id(limit_id, 'spending limit')
+    row = await call(limits_store.update, context.store, context.settings, limit_id, body)
+    return Limit.of(await call(limits_store.status, context.store, context.settings, row))
+
+
+@router.delete('/api/limits/{limit_id}', response_model=LimitDeleted)
+async def delete_limit(limit_id: str, context: Context) -> LimitDeleted:
+    """Remove a limit (its overruns stay in the log)."""
+    require_id(limit_id, 'spending limit')
+    await call(limits_store.delete, context.store, limit_id)
+    return LimitDeleted(deleted=limit_id)

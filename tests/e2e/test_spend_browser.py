@@ -1,0 +1,265 @@
+"""The Spend page end to end: Debian's Chromium against a real `synapse serve --demo` on a temporary
+home whose store was seeded, before the server started, with ledger rows (one of them unpriced) and
+an overrun.
+
+/spend → the chart has a bar per day and the totals row says what the seeded rows add up to, to the
+last digit → a bar's tooltip gives that day's exact amounts → stacking by model swaps the legend →
+a new limit on an agent shows its headroom bar, filled by that agent's seeded spend → the overrun
+log lists the seeded overrun. Screenshots, in both themes, go to test-artifacts/screenshots/ (not
+committed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from synapse_agents.accounting.tables import SpendingOverrun
+from synapse_agents.store import LlmCall, Store, upgrade
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / 'test-artifacts' / 'screenshots'
+NOW = datetime.now(UTC).replace(microsecond=0)
+EARLIER = NOW - timedelta(days=2)
+LATER = NOW - timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One seeded ledger row."""
+
+    at: datetime
+    agent: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost: Decimal | None
+
+
+CALLS = [
+    Call(EARLIER, 'demo.support', 'gpt-5-mini', 1200, 300, Decimal('0.0123')),
+    Call(EARLIER, 'demo.triage', 'gpt-5', 800, 100, Decimal('0.00042')),
+    Call(LATER, 'demo.support', 'gpt-5-mini', 500, 50, Decimal('0.25')),
+    Call(LATER, 'demo.triage', 'local-llama', 400, 40, None),
+]
+"""Two days, two agents, three models; the last call has no known price."""
+
+
+def seed(home: Path) -> None:
+    """Write the ledger rows and one overrun into the store the server will open."""
+    home.mkdir(parents=True, exist_ok=True)
+    store = Store.open(f'sqlite:///{home / "synapse.db"}', home / 'attachments')
+    upgrade(store.engine)
+    with store.write() as session:
+        for call in CALLS:
+            session.add(
+                LlmCall(
+                    module='chat',
+                    agent_key=call.agent,
+                    provider='openai',
+                    model=call.model,
+                    input_tokens=call.input_tokens,
+                    output_tokens=call.output_tokens,
+                    cost=call.cost,
+                    currency=None if call.cost is None else 'USD',
+                    cost_reference=call.cost,
+                    reference_currency=None if call.cost is None else 'USD',
+                    price_source=None if call.cost is None else 'genai-prices',
+                    user='user:42',
+                    tenant='firm:7',
+                    created_at=call.at,
+                )
+            )
+        session.add(
+            SpendingOverrun(
+                scope='tenant',
+                scope_id='firm:7',
+                period='calendar_day',
+                limit_amount=Decimal('5'),
+                consumed=Decimal('4.9'),
+                estimated=Decimal('0.35'),
+                overrun=Decimal('0.25'),
+                currency='USD',
+                user='user:42',
+                tenant='firm:7',
+                agent_key='demo.support',
+                created_at=NOW - timedelta(hours=1),
+            )
+        )
+    store.close()
+
+
+@pytest.fixture
+def server(live_server: Any) -> Any:
+    seed(Path(os.environ['SYNAPSE_HOME']))
+    return live_server(['--demo'])
+
+
+@pytest.fixture
+def page(browser_page: Page, server: Any) -> Page:
+    browser_page.goto(f'{server.url}/spend')
+    return browser_page
+
+
+def set_theme(page: Page, dark: bool) -> None:
+    page.evaluate(
+        """(dark) => {
+            const root = document.documentElement
+            root.classList.add('theme-switching')
+            root.classList.toggle('dark', dark)
+            root.style.colorScheme = dark ? 'dark' : 'light'
+        }""",
+        dark,
+    )
+
+
+def shoot(page: Page, name: str) -> None:
+    """Save the page in the dark and the light theme (as test_dashboard.py does), then restore it."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    was_dark = page.evaluate("() => document.documentElement.classList.contains('dark')")
+    for theme in ('dark', 'light'):
+        set_theme(page, theme == 'dark')
+        page.wait_for_timeout(100)
+        page.screenshot(path=str(SCREENSHOTS / f'{name}-{theme}.png'), full_page=True)
+    set_theme(page, was_dark)
+    page.evaluate("() => document.documentElement.classList.remove('theme-switching')")
+
+
+def dollars(amount: Decimal) -> str:
+    """Every digit of an amount, as the page's exact figures show it."""
+    text = format(amount.normalize(), 'f')
+    whole, _dot, fraction = text.partition('.')
+    return f'${int(whole):,}.{fraction.ljust(2, "0")}'
+
+
+def radio(page: Page, group: str, name: str) -> Any:
+    return page.get_by_role('radiogroup', name=group).get_by_role('radio', name=name)
+
+
+def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None:
+    priced = [call.cost for call in CALLS if call.cost is not None]
+    total = sum(priced, Decimal(0))
+    first_day = sum((c.cost for c in CALLS if c.at == EARLIER and c.cost is not None), Decimal(0))
+    support = sum((c.cost for c in CALLS if c.agent == 'demo.support' and c.cost is not None), Decimal(0))
+
+    # The chart: one bar per seeded day, stacked by agent; the legend names both agents.
+    chart = page.get_by_test_id('spend-chart')
+    expect(chart).to_be_visible()
+    bars = chart.get_by_test_id('spend-bar')
+    expect(bars).to_have_count(2)
+    assert [bars.nth(i).get_attribute('data-day') for i in range(2)] == [
+        EARLIER.date().isoformat(),
+        LATER.date().isoformat(),
+    ]
+    legend = chart.get_by_test_id('spend-legend')
+    expect(legend).to_contain_text('demo.support')
+    expect(legend).to_contain_text('demo.triage')
+
+    # The totals row is the seeded rows' sum: calls, tokens, the cost to the last digit, unpriced.
+    totals = page.get_by_test_id('spend-totals')
+    cells = totals.get_by_role('cell')
+    expect(cells).to_have_text(
+        [
+            'Total',
+            str(len(CALLS)),
+            f'{sum(c.input_tokens for c in CALLS):,}',
+            f'{sum(c.output_tokens for c in CALLS):,}',
+            re.compile(r'^\$0\.26'),
+            '1',
+        ]
+    )
+    expect(totals.get_by_test_id('spend-cost')).to_have_attribute('title', dollars(total))
+    reported = httpx.get(f'{server.url}/api/spend').json()
+    assert Decimal(reported['totals']['cost']) == total
+    assert reported['totals']['unpriced_calls'] == 1
+
+    # A bar's tooltip: that day's amounts, exactly.
+    bars.first.hover()
+    tooltip = chart.get_by_test_id('spend-tooltip')
+    expect(tooltip).to_be_visible()
+    expect(tooltip.get_by_test_id('spend-tooltip-total')).to_have_text(dollars(first_day))
+    expect(tooltip).to_contain_text(dollars(Decimal('0.00042')))
+    shoot(page, 'spend')
+
+    # Stacked by model: the legend names the models, the URL says so.
+    with page.expect_response(lambda r: '/api/spend?' in r.url and 'stack=model' in r.url) as stacked:
+        radio(page, 'Stack by', 'Model').click()
+    assert stacked.value.status == 200
+    expect(page).to_have_url(re.compile(r'/spend\?stack=model$'))
+    items = legend.get_by_role('listitem')
+    expect(items).to_have_count(3)
+    expect(items).to_have_text(
+        [re.compile(r'gpt-5-mini'), re.compile(r'gpt-5\$'), re.compile(r'local-llama\s*unpriced')]
+    )
+    expect(legend).not_to_contain_text('demo.support')
+    # Grouped by model: the model no price is known for reads "unpriced", never $0.
+    radio(page, 'Group by', 'Model').click()
+    expect(page).to_have_url(re.compile(r'/spend\?by=model&stack=model$'))
+    llama = page.locator('[data-testid="spend-row"][data-key="local-llama"]')
+    expect(llama.get_by_test_id('spend-cost')).to_have_text('unpriced')
+    page.reload()
+    expect(radio(page, 'Stack by', 'Model')).to_have_attribute('aria-checked', 'true')
+    expect(radio(page, 'Group by', 'Model')).to_have_attribute('aria-checked', 'true')
+
+    # A limit on one agent: its headroom bar is filled by that agent's spend over the last 30 days.
+    page.get_by_role('tab', name='Limits').click()
+    expect(page).to_have_url(re.compile(r'tab=limits'))
+    page.get_by_role('button', name='New limit').click()
+    form = page.get_by_role('form', name='New limit')
+    form.get_by_label('Scope').select_option('agent')
+    form.get_by_label('Applies to').fill('demo.support')
+    form.get_by_label('Period').select_option('sliding_month')
+    form.get_by_label('Amount').fill('1')
+    form.get_by_label('Time zone').fill('Mars/Base')
+    with page.expect_response(
+        lambda r: r.url.endswith('/api/limits') and r.request.method == 'POST'
+    ) as refused:
+        form.get_by_role('button', name='Create').click()
+    assert refused.value.status == 422
+    expect(form.get_by_label('Time zone')).to_have_attribute('aria-invalid', 'true')
+    expect(form).to_contain_text('is not an IANA time zone')
+    shoot(page, 'spend-limit-form')
+    form.get_by_label('Time zone').fill('Europe/Paris')
+    with page.expect_response(
+        lambda r: r.url.endswith('/api/limits') and r.request.method == 'POST'
+    ) as created:
+        form.get_by_role('button', name='Create').click()
+    assert created.value.status == 201
+    expect(form).to_have_count(0)
+    row = page.get_by_test_id('limit-row')
+    expect(row).to_have_count(1)
+    percent = round(support * 100)
+    meter = row.get_by_role('meter')
+    expect(meter).to_have_attribute('aria-valuenow', str(percent))
+    expect(row.get_by_test_id('headroom-text')).to_have_text(f'$0.2623 of $1.00 ({percent}%)')
+    expect(row.get_by_test_id('limit-window')).to_contain_text('(Europe/Paris)')
+    limit = httpx.get(f'{server.url}/api/limits').json()['limits'][0]
+    assert Decimal(limit['consumed']) == support
+    assert Decimal(limit['headroom']) == Decimal(1) - support
+    shoot(page, 'spend-limits')
+
+    # The overrun log: the seeded overrun, with what it went over by.
+    page.get_by_role('tab', name='Overruns').click()
+    overruns = page.get_by_test_id('overrun-row')
+    expect(overruns).to_have_count(1)
+    expect(overruns.first).to_contain_text('firm:7')
+    expect(overruns.first.get_by_test_id('overrun-overrun')).to_have_text('$0.25')
+    expect(page.get_by_test_id('overrun-count')).to_have_text('1\u20131 of 1')
+    shoot(page, 'spend-overruns')
+    # This limit's overruns only: none (the seeded one belongs to no limit).
+    page.get_by_role('tab', name='Limits').click()
+    page.get_by_test_id('limit-row').get_by_role('button', name='Overruns').click()
+    expect(page).to_have_url(re.compile(rf'\?tab=overruns&.*limit={limit["id"]}$'))
+    expect(page.get_by_test_id('overrun-row')).to_have_count(0)
+    expect(page.get_by_text('No call was refused')).to_be_visible()
+    assert page.problems == [f'422 {server.url}/api/limits']
