@@ -95,7 +95,7 @@ async def test_each_call_is_priced_at_call_time_and_names_who_and_what(
     assert (row.cost_reference, row.reference_currency) == (CALL_COST * Decimal('1.08'), 'USD')
     assert row.price_version is not None and row.price_version.startswith(f'{price_id}@')
     assert row.duration_ms is not None and row.output_tokens == 100
-    assert finished(events).cost == CALL_COST
+    assert finished(events).cost == CALL_COST * Decimal('1.08')  # the turn's cost, in the reference currency
 
 
 async def test_an_unknown_price_is_null_everywhere_and_passes_the_limit_with_a_notice(

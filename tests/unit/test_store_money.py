@@ -35,6 +35,30 @@ def test_ten_ledger_rows_of_a_tenth_total_exactly_one(store: Store) -> None:
         assert isinstance(summed, Decimal) and summed == Decimal('1')
 
 
+def test_a_conversations_cost_never_adds_two_currencies(store: Store) -> None:
+    conversation = a_conversation(store)
+
+    def call(cost: str, currency: str, reference: str | None) -> LlmCall:
+        return LlmCall(
+            conversation_id=conversation,
+            cost=Decimal(cost),
+            currency=currency,
+            cost_reference=Decimal(reference) if reference is not None else None,
+            reference_currency='USD' if reference is not None else None,
+            price_version='v1',
+        )
+
+    with store.write() as session:
+        session.add(call('1', 'USD', '1'))
+        session.add(call('2', 'EUR', '2.2'))  # 1 EUR = 1.10 USD
+        session.add(call('5', 'GBP', None))  # no rate for GBP: not added as if it were USD
+    with writer(store.engine).begin() as connection:
+        reconcile_totals(connection, conversation)
+    with store.read() as session:
+        total = session.get(Conversation, conversation)
+        assert total is not None and total.cost == Decimal('3.2')
+
+
 def test_a_price_with_ten_decimal_places_survives_a_round_trip(store: Store) -> None:
     conversation = a_conversation(store)
     prices = [Decimal('0.0000000001'), Decimal('1234.5678901234'), Decimal('0.0000025')]

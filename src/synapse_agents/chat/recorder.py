@@ -103,7 +103,8 @@ class Recorder(AbstractCapability[Any]):
     provider_name: str | None = None
     llm_calls: int = 0
     costs: list[Decimal | None] = field(default_factory=list)
-    """Each ledger row's cost, in order (None: unpriced)."""
+    """Each ledger row's cost in the reference currency, in order (None: unpriced, or priced in a
+    currency with no rate): a turn's cost never adds two currencies."""
     registry_priced: bool = False
     """Whether the registry priced any of the run's responses."""
     tool_count: int = 0
@@ -129,7 +130,7 @@ class Recorder(AbstractCapability[Any]):
     def record_response(self, response: ModelResponse, duration_ms: int | None) -> None:
         """Write the ledger row for a model response and note a fallback."""
         price = self._price(response)
-        self.costs.append(price.cost)
+        self.costs.append(price.cost_reference)
         self.model_name = response.model_name or self.model_name
         self.provider_name = response.provider_name or self.provider_name
         self.llm_calls += 1

@@ -71,9 +71,9 @@ class Reply:
     output: Any
     usage: RunUsage
     cost: Decimal | None
-    """What the turn cost, in the currency its calls were priced in: the registry price's currency
-    when the registry prices the model, else USD (genai-prices); None when a price is unknown
-    ("unpriced"), never 0 for that."""
+    """What the turn cost in the reference currency (the `reference_currency` setting, USD by
+    default); None when a price is unknown or its currency has no rate ("unpriced"), never 0 for
+    that. Each ledger row also keeps the cost in the currency it was priced in."""
     message_id: str
     """The stored assistant message."""
     user_message_id: str

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, Connection, bindparam, cast, func, or_, select, update
+from sqlalchemy import Boolean, Connection, bindparam, case, cast, func, or_, select, update
 
 from .prepared import execute
 from .schema import Base, Conversation, LlmCall, Message, ToolInvocation
@@ -46,7 +46,18 @@ TOTALS: dict[str, Any] = {
     'output_tokens': _ledger_sum(_llm_calls.c.output_tokens),
     # NULL while no ledger row has a known price: an unknown price adds nothing, never a made-up 0.
     # Exact on both databases: a NUMERIC sum on PostgreSQL, a sum of integer units on SQLite (`Money`).
-    'cost': select(func.sum(_llm_calls.c.cost)).where(_of_conversation(_llm_calls)).scalar_subquery(),
+    # In the reference currency, never two currencies added: a priced row's `cost_reference` (NULL
+    # when its currency has no rate); a row from before prices were versioned, its `cost` (USD).
+    'cost': select(
+        func.sum(
+            case(
+                (_llm_calls.c.price_version.is_(None), _llm_calls.c.cost),
+                else_=_llm_calls.c.cost_reference,
+            )
+        )
+    )
+    .where(_of_conversation(_llm_calls))
+    .scalar_subquery(),
 }
 """The counters as correlated subqueries of the conversation being updated."""
 
