@@ -177,6 +177,52 @@ class Settings(BaseSettings):
         "settings' max_tokens nor the registry model's max_output_tokens say (for spending limits).",
     )
 
+    queue_url: str | None = Field(
+        None,
+        examples=['redis://127.0.0.1:6379/0', 'amqp://guest:guest@127.0.0.1:5672//'],
+        description='The Celery broker agent tasks are queued on (Redis or RabbitMQ), for `synapse worker` '
+        'processes on several machines. Unset: `synapse serve` runs tasks in-process.',
+    )
+    queue_name: str = Field(
+        'synapse-agents',
+        min_length=1,
+        max_length=100,
+        pattern=r'^[A-Za-z0-9_.:-]+$',
+        description='The Celery queue agent tasks go to (give agent runs a queue of their own).',
+    )
+    task_concurrency: int = Field(
+        2,
+        ge=0,
+        le=64,
+        description='Tasks the in-process worker of `synapse serve` runs at once (0: none; with '
+        '`queue_url` set, Celery workers run them instead).',
+    )
+    scheduler: bool = Field(
+        True, description='`synapse serve` ticks the schedule (several schedulers fire each slot once).'
+    )
+    tick_seconds: float = Field(
+        15,
+        gt=0,
+        le=3600,
+        description='Seconds between scheduler ticks (a slot fires on the first tick after it).',
+    )
+    task_heartbeat_seconds: float = Field(
+        10, gt=0, le=3600, description='Seconds between the heartbeats of a running task.'
+    )
+    task_stale_seconds: float = Field(
+        120,
+        gt=0,
+        description='A running task whose heartbeat is older than this is failed by the sweep (its '
+        'worker stopped).',
+    )
+    placers: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict,
+        examples=[{'file_uploaded': 'myapp.synapse:file_uploaded'}],
+        description="Event placers: a name → `module:callable` that maps an app object (a signal's "
+        'arguments) to {event, tenant, subject, context}, or None for "nothing fires" (JSON in the '
+        'environment).',
+    )
+
     _agents_split = field_validator('agents', 'models', 'allowed_hosts', 'trusted_proxies', mode='before')(
         _split_list
     )
@@ -202,7 +248,7 @@ class Settings(BaseSettings):
                 ) from None
         return value
 
-    @field_validator('currency_rates', mode='before')
+    @field_validator('currency_rates', 'placers', mode='before')
     @classmethod
     def _rates_json(cls, value: Any) -> Any:
         """JSON text (the environment; a TOML string) as well as a table."""
@@ -215,7 +261,7 @@ class Settings(BaseSettings):
             try:
                 return json.loads(text)
             except ValueError:
-                raise ValueError('expected JSON such as {"EUR": "1.08"}') from None
+                raise ValueError('expected a JSON object, such as {"EUR": "1.08"}') from None
         return value
 
     @field_validator('currency_rates')
@@ -242,7 +288,14 @@ class Settings(BaseSettings):
         return value
 
     @field_validator(
-        'database_url', 'env_file', 'enabled', 'token', 'max_request_bytes', 'usage_recorder', mode='before'
+        'database_url',
+        'env_file',
+        'enabled',
+        'token',
+        'max_request_bytes',
+        'usage_recorder',
+        'queue_url',
+        mode='before',
     )
     @classmethod
     def _empty_is_unset(cls, value: Any) -> Any:

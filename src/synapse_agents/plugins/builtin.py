@@ -54,10 +54,12 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:
 
 @hookimpl(tryfirst=True)
 def register_jobs(runtime: SynapseRuntime) -> Sequence[Job]:
-    """The start-up sweep, and the daily auto-prune when the root runs maintenance."""
+    """The start-up sweep; when the root does the background work, the daily auto-prune, the
+    scheduler and the in-process task worker."""
     from ..runtime.maintenance import maintenance_jobs
+    from ..tasks.jobs import task_jobs
 
-    return maintenance_jobs(runtime)
+    return [*maintenance_jobs(runtime), *task_jobs(runtime)]
 
 
 @hookimpl(tryfirst=True)

@@ -72,6 +72,11 @@ def blocking_conversation(
     return BlockingConversation(loop.portal, loop.portal.call(open_conversation))
 
 
+def open_blocking(synapse: Synapse) -> None:
+    """Open `synapse` on its own loop thread (for the blocking methods that need it open)."""
+    _loop_of(synapse)
+
+
 def close_blocking(synapse: Synapse) -> None:
     """Close the Synapse on its loop, then the loop (nothing when it was never opened this way)."""
     loop = _loops.pop(synapse, None)

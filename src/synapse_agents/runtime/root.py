@@ -14,12 +14,12 @@ starts and stops it in its lifespan and reads its parts.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio.to_thread
 import pluggy
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 DEMO_TARGET = 'synapse_agents.demo'
 
 Schema = Literal['ready', 'as-is']
+Area = TypeVar('Area')
 
 
 @dataclass
@@ -50,10 +51,13 @@ class SynapseRuntime:
     plugins: pluggy.PluginManager = field(default_factory=default_manager)
     jobs: JobRunner = field(default_factory=JobRunner)
     maintenance: bool = False
-    """Run the maintenance jobs (the daily auto-prune when `auto_prune` is on)."""
+    """Run the background work: the daily auto-prune when `auto_prune` is on, the scheduler and
+    the in-process task worker (see docs/tasks.md)."""
     started_at: float = field(default_factory=time.time)
     chat: ChatService | None = None
     """The chat service once `chat_service()` made it; closed (and forgotten) by `stop()`."""
+    areas: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The feature areas' own state, made on first use (`area`), such as the task dispatcher."""
     _registered: list[str] = field(default_factory=list, repr=False)
     _starts: int = field(default=0, repr=False)
 
@@ -109,6 +113,13 @@ class SynapseRuntime:
 
             self.chat = ChatService(self.store, self.settings)
         return self.chat
+
+    def area(self, name: str, make: Callable[[SynapseRuntime], Area]) -> Area:
+        """The feature area `name`'s state on this root, made by `make(root)` on first use."""
+        if name not in self.areas:
+            self.areas[name] = make(self)
+        found: Area = self.areas[name]
+        return found
 
     async def start(self) -> None:
         """Add the plugins' jobs to the runner and start it (start-up jobs finish first).

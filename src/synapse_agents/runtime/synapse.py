@@ -16,7 +16,7 @@ jobs (the heartbeat that tells other processes its turns are alive, and the star
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -31,13 +31,14 @@ from ..chat.request import ORIGINS, Origin
 from ..chat.scope import Ref, Scope
 from ..chat.service import find_agent
 from ..chat.target import TurnTarget
-from ..settings import LoadedSettings, load_settings
+from ..settings import LoadedSettings, Settings, load_settings
 from ..store.ids import is_valid_id, shown_id
 from .conversation import Conversation, ConversationNotFound, TurnSettings, WrongAgent
 from .root import SynapseRuntime
 
 if TYPE_CHECKING:
     from ..store.conversation_log import SqlConversationStore
+    from ..tasks.events import Fired
     from .blocking import BlockingConversation
 
 
@@ -196,6 +197,69 @@ class Synapse:
 
         close_blocking(self)
 
+    # -- events ---------------------------------------------------------------------------
+
+    async def fire(
+        self,
+        event: str,
+        *,
+        tenant: Ref | None = None,
+        subject: Ref | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> Fired:
+        """Start every standing agent listening to `event` in `tenant` (see docs/tasks.md).
+
+        The same event on the same subject within an agent's debounce window runs once. Returns
+        the tasks it queued and the queued ones it folded into; a bad name, scope or context raises
+        `TaskError` before anything is stored."""
+        from ..tasks.service import task_service
+
+        service = task_service(self.runtime)
+        return await anyio.to_thread.run_sync(
+            lambda: service.fire(event, tenant=tenant, subject=subject, context=context)
+        )
+
+    def fire_sync(
+        self,
+        event: str,
+        *,
+        tenant: Ref | None = None,
+        subject: Ref | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> Fired:
+        """The blocking twin of `fire` (for signal handlers and scripts); opens this Synapse on a
+        private event loop thread when it is not open yet."""
+        from ..tasks.service import task_service
+
+        if self._runtime is None:
+            from .blocking import open_blocking
+
+            open_blocking(self)
+        return task_service(self.runtime).fire(event, tenant=tenant, subject=subject, context=context)
+
+    def placer(self, name: str) -> Callable[..., Fired | None]:
+        """A signal receiver that asks the placer `name` (the `placers` setting) what an app object
+        fires, and fires it: `post_save.connect(syn.placer('file_uploaded'), sender=File)`."""
+        from ..tasks.placers import load_placer, placement_of
+
+        placers = (self._runtime.settings if self._runtime is not None else self._settings_now()).placers
+        function = load_placer(name, placers)
+
+        def receive(*args: Any, **kwargs: Any) -> Fired | None:
+            placement = placement_of(function(*args, **kwargs), name)
+            if placement is None:
+                return None
+            return self.fire_sync(
+                placement.event, tenant=placement.tenant, subject=placement.subject, context=placement.context
+            )
+
+        receive.__name__ = f'synapse_placer_{name}'
+        return receive
+
+    def _settings_now(self) -> Settings:
+        loaded = self._loaded or load_settings(self._overrides, cwd=self._project)
+        return loaded.settings
+
     # -- agents and scopes ---------------------------------------------------------------
 
     async def _target(self, agent: AbstractAgent[Any, Any] | str, key: str | None) -> TurnTarget:
@@ -241,7 +305,7 @@ class Synapse:
                 'has no configured agent with that key.'
             )
         known = [a.slug for a in catalog.scan().agents] if catalog is not None else []
-        raise UnknownAgent(_unknown_slug(slug, known))
+        raise UnknownAgent(unknown_slug_message(slug, known))
 
     async def _continued_scope(self, conversation_id: str, slug: str, asked: Scope) -> Scope:
         if not is_valid_id(conversation_id):
@@ -256,7 +320,7 @@ class Synapse:
         return Scope.from_columns(row).continued_with(asked, conversation_id)
 
 
-def _unknown_slug(slug: str, known: list[str]) -> str:
+def unknown_slug_message(slug: str, known: list[str]) -> str:
     close = difflib.get_close_matches(slug, known, n=3, cutoff=0.4)
     if not close:
         # A slug is `module.name`: match on the last part too (`support` → `...demo.agents.support-agent`).

@@ -1,0 +1,1 @@
+"""Agents that run themselves: standing agents, schedules, events, tasks, logs and workers."""

@@ -1,0 +1,123 @@
+"""Celery on Redis or RabbitMQ (`queue_url`): agent tasks for workers on several machines.
+
+`synapse worker` starts a Celery worker on `queue_name` (a queue of its own: a run is a loop of
+model calls that can take minutes, and must not hold a worker an interactive job waits for). Each
+worker process opens one Synapse root on a private event loop thread and runs every delivered task
+id through `runner.run_task` there; its thread pool gives the concurrency. Messages carry only the
+task's id: the row in the shared database is the truth, and the claim in `run_task` keeps a message
+delivered twice from running twice. `task_acks_late` with `task_reject_on_worker_lost` gives a task
+back to the queue when its worker dies before finishing it; one the worker had claimed is failed by
+the sweep, not run again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..store.schema import utcnow
+from .workers import Dispatcher, worker_name
+
+if TYPE_CHECKING:
+    from celery import Celery
+
+    from ..runtime.root import SynapseRuntime
+    from ..settings import LoadedSettings, Settings
+
+logger = logging.getLogger('synapse.tasks')
+
+TASK_NAME = 'synapse.run_agent_task'
+_lock = threading.Lock()
+_worker_root: dict[str, Any] = {}
+
+
+class QueueMissing(RuntimeError):
+    """Celery is not installed (`pip install 'synapse-agents[queue]'`)."""
+
+
+def make_celery(settings: Settings) -> Celery:
+    """The Celery app on `queue_url`, routing agent tasks to `queue_name`."""
+    try:
+        from celery import Celery
+    except ImportError:
+        raise QueueMissing(
+            "queue_url is set but Celery is not installed: pip install 'synapse-agents[queue]'."
+        ) from None
+    app = Celery('synapse', broker=settings.queue_url, set_as_current=False)
+    app.conf.update(
+        task_default_queue=settings.queue_name,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_connection_retry_on_startup=True,
+        task_ignore_result=True,
+        worker_hijack_root_logger=False,
+        broker_transport_options={'visibility_timeout': 3600},
+    )
+
+    @app.task(name=TASK_NAME, ignore_result=True)  # type: ignore[untyped-decorator]
+    def run_agent_task(task_id: str) -> str | None:
+        return _run_in_worker(task_id)
+
+    return app
+
+
+class CeleryDispatcher(Dispatcher):
+    """Publishes queued task ids to the Celery queue."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.app = make_celery(settings)
+        self.queue_name = settings.queue_name
+
+    def queued(self, task_ids: Sequence[str], *, not_before: datetime | None = None) -> None:
+        countdown = max(0.0, (not_before - utcnow()).total_seconds()) if not_before is not None else None
+        for task_id in task_ids:
+            self.app.send_task(TASK_NAME, args=[task_id], queue=self.queue_name, countdown=countdown)
+
+
+# -- inside a worker process ------------------------------------------------------------------
+
+
+def open_worker_root(loaded: LoadedSettings) -> None:
+    """Open this worker process's root on a private event loop (once per process)."""
+    from anyio.from_thread import start_blocking_portal
+
+    from ..runtime.root import SynapseRuntime
+
+    with _lock:
+        if 'runtime' in _worker_root:
+            return
+        runtime = SynapseRuntime.open(loaded)
+        manager = start_blocking_portal()
+        portal = manager.__enter__()
+        portal.call(runtime.start)
+        _worker_root.update(runtime=runtime, portal=portal, manager=manager, name=worker_name('celery'))
+
+
+def close_worker_root() -> None:
+    """Stop this process's root (a worker shutting down)."""
+    with _lock:
+        if 'runtime' not in _worker_root:
+            return
+        runtime: SynapseRuntime = _worker_root.pop('runtime')
+        portal = _worker_root.pop('portal')
+        manager = _worker_root.pop('manager')
+        try:
+            portal.call(runtime.stop)
+        finally:
+            runtime.close()
+            manager.__exit__(None, None, None)
+
+
+def _run_in_worker(task_id: str) -> str | None:
+    from ..settings import load_settings
+    from .runner import run_task
+
+    if 'runtime' not in _worker_root:
+        open_worker_root(load_settings())
+    runtime = _worker_root['runtime']
+    result: str | None = _worker_root['portal'].call(run_task, runtime, task_id, _worker_root['name'])
+    return result

@@ -1,0 +1,235 @@
+"""Run one task: claim it, check the spending limits, run the agent's turn, log it, record the end.
+
+A task is a conversation with nobody at the other end: its turn goes through the same turn engine
+as a chat (`chat/engine.py`), with origin `task`, ledger module `task`, the task's tenant and
+subject, and the standing agent as the actor, so its messages, tool calls, ledger rows and errors
+are stored like a chat's and its conversation opens in the workbench. While it runs, a heartbeat
+every `task_heartbeat_seconds` tells the sweep the worker is alive and picks up a cancel request.
+Every worker (the in-process one, a Celery worker) runs tasks through `run_task`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+from pydantic_ai.run import AgentRunResultEvent
+
+from .._json import jsonable
+from ..accounting.limits import Subject, applicable_limits, consumption
+from ..accounting.spend import decimal_text
+from ..chat.engine import TurnRejected
+from ..chat.events import TurnFailed, TurnFinished, TurnStarted
+from ..chat.request import TurnRequest
+from ..chat.scope import Scope
+from ..store.schema import utcnow
+from . import queue
+from .agents import target_for
+from .queue import Outcome
+from .steps import StepLog, TaskSteps, snippet
+from .tables import AgentTask
+
+if TYPE_CHECKING:
+    from ..runtime.root import SynapseRuntime
+
+logger = logging.getLogger('synapse.tasks')
+
+ACTOR_TYPE = 'standing_agent'
+"""A task's actor: the standing agent that fired (`standing_agent:<id>`), or `task:manual`."""
+
+
+def prompt_of(task: AgentTask) -> str:
+    """What the agent is asked: the instruction, then why it runs (the event and its context)."""
+    parts = [task.instruction.strip()]
+    if task.trigger == 'event':
+        parts.append(f'Event: {task.event}')
+        if task.context:
+            parts.append(
+                'Context:\n' + json.dumps(task.context, indent=2, ensure_ascii=False, sort_keys=True)
+            )
+    elif task.trigger == 'schedule' and task.slot_at is not None:
+        parts.append(f'Scheduled run for {task.slot_at:%Y-%m-%d %H:%M} UTC.')
+    return '\n\n'.join(parts)
+
+
+def scope_of(task: AgentTask) -> Scope:
+    tenant = (task.tenant_type, task.tenant_id) if task.tenant_type and task.tenant_id else None
+    subject = (task.subject_type, task.subject_id) if task.subject_type and task.subject_id else None
+    actor = (ACTOR_TYPE, task.standing_agent_id) if task.standing_agent_id else ('task', 'manual')
+    return Scope(tenant=tenant, actor=actor, subject=subject)
+
+
+def limit_refusal(runtime: SynapseRuntime, task: AgentTask, preset: str | None) -> str | None:
+    """Why the task may not start (a spending limit already reached), or None."""
+    scope = scope_of(task)
+    subject = Subject(scope.label('tenant'), scope.label('actor'), task.agent_key, preset)
+    store = runtime.store
+    now = utcnow()
+    for limit in applicable_limits(
+        store, tenant=subject.tenant, user=subject.user, agent=subject.agent, preset=preset
+    ):
+        spent = consumption(store, limit, now, runtime.settings)
+        if spent >= limit.amount:
+            return (
+                f'Spending limit reached: the {limit.scope} {limit.scope_id} may spend '
+                f'{decimal_text(limit.amount)} {limit.currency} per {limit.period.replace("_", " ")} and '
+                f'has spent {decimal_text(spent)} {limit.currency}. The task did not start and cost nothing '
+                f'(limit {limit.id}).'
+            )
+    return None
+
+
+async def run_task(runtime: SynapseRuntime, task_id: str, worker: str) -> str | None:
+    """Claim and run the task; its final status, or None when another worker had it (or it is not
+    queued, or not yet due)."""
+    store = runtime.store
+    if not await anyio.to_thread.run_sync(lambda: queue.claim(store, task_id, worker)):
+        return None
+    task, _logs = await anyio.to_thread.run_sync(queue.get_task, store, task_id)
+    log = StepLog(store, task_id)
+    log.add(
+        'started', f'Started on worker {worker} ({_why(task)}).', {'worker': worker, 'trigger': task.trigger}
+    )
+    started = time.perf_counter()
+    try:
+        outcome = await _run(runtime, task, worker, log)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):
+            stopped = Outcome('failed', error=f'The worker {worker} stopped (shut down) while this task ran.')
+            log.add('error', stopped.error or '')
+            await log.flush()
+            await anyio.to_thread.run_sync(lambda: queue.finish(store, task_id, worker, stopped))
+        raise
+    except Exception as exc:
+        logger.exception('task %s failed before its run', task_id)
+        outcome = Outcome('failed', error=f'{type(exc).__name__}: {exc}')
+    if outcome.status == 'failed' and outcome.error:
+        log.add('error', outcome.error)
+    elif outcome.status == 'cancelled':
+        log.add('notice', outcome.error or 'Cancelled.')
+    else:
+        log.add('output', snippet(outcome.output), {'output': snippet(outcome.output, 20_000)})
+    log.add('finished', f'{outcome.status.capitalize()} in {time.perf_counter() - started:.1f} s.')
+    await log.flush()
+    await anyio.to_thread.run_sync(lambda: queue.finish(store, task_id, worker, outcome))
+    return outcome.status
+
+
+def _why(task: AgentTask) -> str:
+    if task.trigger == 'event':
+        folded = f', {task.fires} firings folded into one run' if task.fires > 1 else ''
+        return f'event {task.event}{folded}'
+    if task.trigger == 'schedule':
+        return f'schedule slot {task.slot_at:%Y-%m-%d %H:%M} UTC' if task.slot_at else 'schedule'
+    return 'run now'
+
+
+async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepLog) -> Outcome:
+    store = runtime.store
+    target = await target_for(runtime, task.agent_key)
+    refusal = await anyio.to_thread.run_sync(limit_refusal, runtime, task, target.preset)
+    if refusal is not None:
+        return Outcome('failed', error=refusal)
+    engine = runtime.chat_service().engine
+    request = TurnRequest(
+        target,
+        prompt_of(task),
+        origin='task',
+        module='task',
+        scope=scope_of(task),
+        capabilities=(TaskSteps(log),),
+    )
+    try:
+        prepared = await engine.prepare(request)
+    except TurnRejected as exc:
+        return Outcome('failed', error=exc.message)
+    failure: TurnFailed | None = None
+    finished: TurnFinished | None = None
+    output: Any = None
+    started_turn: TurnStarted | None = None
+    cancelled = False
+    async with anyio.create_task_group() as group:
+        run_scope = anyio.CancelScope()
+
+        async def beat() -> None:
+            nonlocal cancelled
+            interval = runtime.settings.task_heartbeat_seconds
+            while True:
+                await anyio.sleep(interval)
+                stop = await anyio.to_thread.run_sync(lambda: queue.heartbeat(store, task.id, worker))
+                await log.flush()
+                if stop:
+                    cancelled = True
+                    run_scope.cancel()
+                    return
+
+        group.start_soon(beat)
+        with run_scope:
+            async with aclosing(engine.stream(prepared)) as stream:
+                async for event in stream:
+                    if isinstance(event, TurnStarted):
+                        started_turn = event
+                        await anyio.to_thread.run_sync(
+                            functools.partial(
+                                queue.progress,
+                                store,
+                                task.id,
+                                conversation_id=event.conversation_id,
+                                run_id=event.run_id,
+                            )
+                        )
+                        log.add(
+                            'notice',
+                            f'Conversation {event.conversation_id}, model {event.model or "default"}.',
+                        )
+                    elif isinstance(event, TurnFailed):
+                        failure = event
+                    elif isinstance(event, TurnFinished):
+                        finished = event
+                    elif isinstance(event, AgentRunResultEvent):
+                        output = event.result.output
+                    else:
+                        log.event(event)
+        group.cancel_scope.cancel()
+    if finished is None and started_turn is not None:
+        return await _interrupted(runtime, started_turn, cancelled)
+    usage = finished.usage if finished is not None else None
+    common: dict[str, Any] = {
+        'input_tokens': usage.input_tokens if usage else 0,
+        'output_tokens': usage.output_tokens if usage else 0,
+        'cost': finished.cost if finished is not None else None,
+        'conversation_id': finished.conversation_id if finished is not None else None,
+        'run_id': finished.run_id if finished is not None else None,
+    }
+    if cancelled:
+        return Outcome(
+            'cancelled', error='Cancelled while running: the turn was stored as interrupted.', **common
+        )
+    if failure is not None:
+        return Outcome('failed', error=f'{failure.exception_class}: {failure.message}', **common)
+    if finished is None or finished.status != 'complete':
+        status = finished.status if finished is not None else 'unknown'
+        return Outcome('failed', error=f'The run ended without an answer (status {status}).', **common)
+    return Outcome('succeeded', output=jsonable(output), **common)
+
+
+async def _interrupted(runtime: SynapseRuntime, started: TurnStarted, cancelled: bool) -> Outcome:
+    """The outcome of a run that ended without its final event: what its conversation recorded."""
+    await runtime.chat_service().writes.drain()  # the turn's queued writes first
+    row = await anyio.to_thread.run_sync(runtime.store.conversations.get, started.conversation_id)
+    reason = 'Cancelled while running' if cancelled else 'The run was interrupted'
+    return Outcome(
+        'cancelled' if cancelled else 'failed',
+        error=f'{reason}: the turn was stored as interrupted.',
+        input_tokens=row.input_tokens if row is not None else 0,
+        output_tokens=row.output_tokens if row is not None else 0,
+        cost=row.cost if row is not None else None,
+        conversation_id=started.conversation_id,
+        run_id=started.run_id,
+    )

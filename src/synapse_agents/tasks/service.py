@@ -1,0 +1,80 @@
+"""The task area of one Synapse root: fire events, run now, tick, sweep, and tell the workers.
+
+Every front door (the HTTP API, the CLI, `Synapse.fire`, the scheduler jobs) goes through
+`task_service(runtime)`, so a queued task always reaches whoever runs tasks here: the in-process
+worker of `synapse serve` (woken at once), or Celery workers when `queue_url` is set (published to
+the queue). A process that runs neither leaves the task in the database, where the serving
+process's poll finds it within a second. Blocking methods: call from a thread.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..chat.scope import Ref
+from . import clock, events, queue
+from .events import Fired
+from .workers import Dispatcher, InProcessWorker, LocalDispatcher
+
+if TYPE_CHECKING:
+    from ..runtime.root import SynapseRuntime
+
+AREA = 'tasks'
+
+
+class TaskService:
+    """See the module docstring."""
+
+    def __init__(self, runtime: SynapseRuntime) -> None:
+        self.runtime = runtime
+        settings = runtime.settings
+        self.worker: InProcessWorker | None = None
+        self.dispatcher: Dispatcher
+        if settings.queue_url:
+            from .celery_app import CeleryDispatcher
+
+            self.dispatcher = CeleryDispatcher(settings)
+        elif runtime.maintenance and settings.task_concurrency > 0:
+            self.worker = InProcessWorker(runtime, settings.task_concurrency)
+            self.dispatcher = LocalDispatcher(self.worker)
+        else:
+            self.dispatcher = Dispatcher()
+
+    def fire(
+        self,
+        event: str,
+        *,
+        tenant: Ref | None = None,
+        subject: Ref | None = None,
+        context: dict[str, Any] | None = None,
+        now: datetime | None = None,
+    ) -> Fired:
+        """Fire `event` (see `events.fire`) and tell the workers about the tasks it queued."""
+        fired = events.fire(
+            self.runtime.store, event, tenant=tenant, subject=subject, context=context, now=now
+        )
+        for task_id in fired.queued:
+            self.dispatcher.queued([task_id], not_before=fired.starts.get(task_id))
+        return fired
+
+    def run_now(self, standing_id: str) -> str:
+        """Queue a manual run of the standing agent; its task id."""
+        task_id = queue.enqueue_manual(self.runtime.store, standing_id)
+        self.dispatcher.queued([task_id])
+        return task_id
+
+    def tick(self, now: datetime | None = None) -> list[str]:
+        """One scheduler tick (see `clock.tick`)."""
+        queued = clock.tick(self.runtime.store, now=now)
+        self.dispatcher.queued(queued)
+        return queued
+
+    def sweep(self, now: datetime | None = None) -> list[str]:
+        """Fail the running tasks whose worker stopped heart-beating."""
+        return queue.sweep(self.runtime.store, self.runtime.settings.task_stale_seconds, now=now)
+
+
+def task_service(runtime: SynapseRuntime) -> TaskService:
+    """The root's task service (one per root)."""
+    return runtime.area(AREA, TaskService)
