@@ -48,6 +48,9 @@ SCRIPTS = (
     Script('turn', 'Chat turns', 'bench_turn.py'),
     Script('python-api', 'Python API', 'bench_python_api.py'),
     Script('spending', 'Spending limits', 'bench_spending.py'),
+    Script(
+        'tasks', 'Agent tasks', 'bench_tasks.py', ('--tick-runs', '10', '--firings', '20', '--tasks', '100')
+    ),
     Script('history', 'History at scale', 'bench_history.py'),
     Script('dashboard', 'Dashboard', 'bench_dashboard.py'),
 )

@@ -139,6 +139,7 @@ def test_extensions_lists_the_plugins_and_the_dashboard_areas(with_notes: Synaps
         {'name': 'history', 'path': '/history', 'label': 'History'},
         {'name': 'registry', 'path': '/registry', 'label': 'Registry'},
         {'name': 'spend', 'path': '/spend', 'label': 'Spend'},
+        {'name': 'tasks', 'path': '/tasks', 'label': 'Tasks'},
         {'name': 'notes', 'path': '/notes', 'label': 'Notes'},
     ]
 
@@ -154,6 +155,7 @@ def test_without_plugins_extensions_lists_only_the_built_in_areas(context: Synap
             {'name': 'history', 'path': '/history', 'label': 'History'},
             {'name': 'registry', 'path': '/registry', 'label': 'Registry'},
             {'name': 'spend', 'path': '/spend', 'label': 'Spend'},
+            {'name': 'tasks', 'path': '/tasks', 'label': 'Tasks'},
         ],
     }
 

@@ -1,13 +1,24 @@
 import { Compass } from '@/components/icons'
+import { lazy, Suspense } from 'react'
 import { Link, Route, Routes } from 'react-router'
-import { EmptyState } from '@/components/common/States'
+import { EmptyState, ErrorState } from '@/components/common/States'
+import { Skeleton } from '@/components/ui/skeleton'
 import { AgentsPage } from '@/features/agents/AgentsPage'
-import { ComparePage } from '@/features/compare/ComparePage'
 import { HistoryPage } from '@/features/history/HistoryPage'
 import { PlaygroundPage } from '@/features/playground/PlaygroundPage'
 import { RegistryPage } from '@/features/registry/RegistryPage'
 import { Shell } from '@/features/shell/Shell'
 import { SpendPage } from '@/features/spend/SpendPage'
+
+// Loaded when first opened, each in a chunk of its own: the first load stays within its budget
+// (scripts/bundle-size.mjs). A chunk that cannot be fetched (a newer build replaced it) says so.
+const unavailable = (what: string) => ({
+  default: () => <ErrorState error={`${what} could not be loaded: reload the page.`} retry={() => window.location.reload()} />,
+})
+const ComparePage = lazy(() =>
+  import('@/features/compare/ComparePage').then((module) => ({ default: module.ComparePage }), () => unavailable('The comparison')),
+)
+const TasksPage = lazy(() => import('@/features/tasks/TasksPage').catch(() => unavailable('The Tasks page')))
 
 function NotFound() {
   return (
@@ -27,9 +38,24 @@ export function App() {
           <Route path="agents" element={<AgentsPage />} />
           <Route path="agents/:slug/*" element={<PlaygroundPage />} />
           <Route path="history" element={<HistoryPage />} />
-          <Route path="compare" element={<ComparePage />} />
+          <Route
+            path="compare"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <ComparePage />
+              </Suspense>
+            }
+          />
           <Route path="registry/:kind?" element={<RegistryPage />} />
           <Route path="spend" element={<SpendPage />} />
+          <Route
+            path="tasks"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <TasksPage />
+              </Suspense>
+            }
+          />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

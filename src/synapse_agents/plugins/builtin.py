@@ -24,6 +24,7 @@ def register_routes() -> Sequence[APIRouter]:
     """Login, the API docs, health, agents, chat, conversations, attachments, the registry, spend."""
     from ..accounting.routes import router as accounting_router
     from ..registry.routes import router as registry_router
+    from ..tasks.routes import router as tasks_router
     from ..web import api_docs, login
     from ..web.routes import agents, attachments, chat, conversations, extensions, health
 
@@ -38,6 +39,7 @@ def register_routes() -> Sequence[APIRouter]:
         extensions.router,
         registry_router,
         accounting_router,
+        tasks_router,
     ]
 
 
@@ -49,6 +51,7 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:
         DashboardArea(name='history', path='/history', label='History'),
         DashboardArea(name='registry', path='/registry', label='Registry'),
         DashboardArea(name='spend', path='/spend', label='Spend'),
+        DashboardArea(name='tasks', path='/tasks', label='Tasks'),
     ]
 
 
@@ -64,12 +67,18 @@ def register_jobs(runtime: SynapseRuntime) -> Sequence[Job]:
 
 @hookimpl(tryfirst=True)
 def register_commands(cli: typer.Typer) -> None:
-    """`synapse db`, `synapse registry`, `synapse spend` and `synapse limits`."""
+    """`synapse db`, `synapse registry`, `synapse spend`, `synapse limits`, `synapse tasks`,
+    `synapse worker` and `synapse scheduler`."""
     from ..accounting.cli import limits_app, spend_app
     from ..cli_db import db_app
     from ..registry.cli import registry_app
+    from ..tasks.cli import tasks_app
+    from ..tasks.processes import scheduler_command, worker_command
 
     cli.add_typer(db_app, name='db')
     cli.add_typer(registry_app, name='registry')
     cli.add_typer(spend_app, name='spend')
     cli.add_typer(limits_app, name='limits')
+    cli.add_typer(tasks_app, name='tasks')
+    cli.command('worker')(worker_command)
+    cli.command('scheduler')(scheduler_command)

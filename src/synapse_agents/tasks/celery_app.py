@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger('synapse.tasks')
 
 TASK_NAME = 'synapse.run_agent_task'
+VISIBILITY_TIMEOUT_SECONDS = 3600
+MAX_COUNTDOWN_SECONDS = VISIBILITY_TIMEOUT_SECONDS / 2
+"""The longest countdown a task is published with (see `CeleryDispatcher.queued`)."""
 _lock = threading.Lock()
 _worker_root: dict[str, Any] = {}
 
@@ -55,7 +58,7 @@ def make_celery(settings: Settings) -> Celery:
         broker_connection_retry_on_startup=True,
         task_ignore_result=True,
         worker_hijack_root_logger=False,
-        broker_transport_options={'visibility_timeout': 3600},
+        broker_transport_options={'visibility_timeout': VISIBILITY_TIMEOUT_SECONDS},
     )
 
     @app.task(name=TASK_NAME, ignore_result=True)  # type: ignore[untyped-decorator]
@@ -74,6 +77,10 @@ class CeleryDispatcher(Dispatcher):
 
     def queued(self, task_ids: Sequence[str], *, not_before: datetime | None = None) -> None:
         countdown = max(0.0, (not_before - utcnow()).total_seconds()) if not_before is not None else None
+        if countdown is not None and countdown > MAX_COUNTDOWN_SECONDS:
+            # Redis hands a message that waits longer than its visibility timeout out again every
+            # timeout; a long debounce is published by the scheduler once it is due instead.
+            return
         for task_id in task_ids:
             self.app.send_task(TASK_NAME, args=[task_id], queue=self.queue_name, countdown=countdown)
 
@@ -92,8 +99,13 @@ def open_worker_root(loaded: LoadedSettings) -> None:
             return
         runtime = SynapseRuntime.open(loaded)
         manager = start_blocking_portal()
-        portal = manager.__enter__()
-        portal.call(runtime.start)
+        try:
+            portal = manager.__enter__()
+            portal.call(runtime.start)
+        except BaseException:
+            manager.__exit__(None, None, None)
+            runtime.close()
+            raise
         _worker_root.update(runtime=runtime, portal=portal, manager=manager, name=worker_name('celery'))
 
 

@@ -12,9 +12,10 @@ only that one queues the task, in the same transaction. The tick reads only the 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, cast
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 
 from ..store.schema import utcnow
 from .queue import task_values
@@ -47,43 +48,60 @@ def tick(store: Store, *, now: datetime | None = None) -> list[str]:
         fresh = [row for row in due if row.id not in seen]
         if not fresh:
             return queued
-        for row in fresh:
-            seen.add(row.id)
-            task_id = _fire(store, row, moment)
-            if task_id is not None:
-                queued.append(task_id)
+        seen.update(row.id for row in fresh)
+        queued.extend(_fire(store, fresh, moment))
         if len(due) < BATCH:
             return queued
 
 
-def _fire(store: Store, row: StandingAgent, moment: datetime) -> str | None:
-    """Claim `row`'s latest passed slot and queue its task; None when another scheduler did."""
-    seen_next = row.next_fire_at
-    assert seen_next is not None
+@lru_cache(maxsize=4096)
+def _schedule(cron: str, zone: str) -> Schedule | None:
     try:
-        schedule = Schedule.parse(row.cron or '', row.timezone)
+        return Schedule.parse(cron, zone)
     except ScheduleError:
-        # A row changed behind the services' back: stop it firing rather than fail every tick.
-        with store.write() as session:
-            session.execute(
-                update(StandingAgent)
-                .where(StandingAgent.id == row.id, StandingAgent.next_fire_at == seen_next)
-                .values(next_fire_at=None)
-            )
         return None
-    slot = max(schedule.last_at_or_before(moment), seen_next)
-    values = task_values(row, trigger='schedule', now=moment, slot_at=slot)
-    with store.write() as session:
-        claimed = session.execute(
-            update(StandingAgent)
-            .where(
-                StandingAgent.id == row.id,
-                StandingAgent.enabled.is_(True),
-                StandingAgent.next_fire_at == seen_next,
-            )
-            .values(next_fire_at=schedule.next_after(slot), last_fired_at=slot)
+
+
+def _fire(store: Store, rows: list[StandingAgent], moment: datetime) -> list[str]:
+    """Claim each row's latest passed slot and queue its task, in one transaction; the ids of the
+    tasks queued (a row another scheduler claimed first is left out).
+
+    Rows are claimed in id order, so two schedulers claiming overlapping batches on PostgreSQL wait
+    for each other's row locks in the same order (never a deadlock); the one that waited then finds
+    `next_fire_at` moved on and claims nothing."""
+    table = cast('Table', StandingAgent.__table__)
+    claim = (
+        update(table)
+        .where(
+            table.c.id == bindparam('claim_id'),
+            table.c.enabled.is_(True),
+            table.c.next_fire_at == bindparam('seen_next'),
         )
-        if not getattr(claimed, 'rowcount', 0):
-            return None
-        session.execute(insert(AgentTask).values(**values))
-    return str(values['id'])
+        .values(next_fire_at=bindparam('new_next'), last_fired_at=bindparam('slot'))
+    )
+    tasks: list[dict[str, object]] = []
+    with store.write() as session:
+        connection = session.connection()
+        for row in sorted(rows, key=lambda found: found.id):
+            seen_next = row.next_fire_at
+            assert seen_next is not None
+            schedule = _schedule(row.cron or '', row.timezone)
+            if schedule is None:
+                # A row changed behind the services' back: stop it firing rather than fail every tick.
+                connection.execute(
+                    claim,
+                    {'claim_id': row.id, 'seen_next': seen_next, 'new_next': None, 'slot': row.last_fired_at},
+                )
+                continue
+            slot = max(schedule.last_at_or_before(moment), seen_next)
+            params = {
+                'claim_id': row.id,
+                'seen_next': seen_next,
+                'new_next': schedule.next_after(slot),
+                'slot': slot,
+            }
+            if getattr(connection.execute(claim, params), 'rowcount', 0):
+                tasks.append(task_values(row, trigger='schedule', now=moment, slot_at=slot))
+        if tasks:
+            connection.execute(insert(cast('Table', AgentTask.__table__)), tasks)
+    return [str(values['id']) for values in tasks]

@@ -67,10 +67,12 @@ def check_context(context: Any) -> dict[str, Any] | None:
         raise field_error('context', f'context: expected a JSON object, got {type(context).__name__}.')
     try:
         text = json.dumps(context, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
         raise field_error('context', f'context: not JSON ({exc}).') from None
     if len(text.encode()) > MAX_CONTEXT_BYTES:
         raise field_error('context', f'context: more than {MAX_CONTEXT_BYTES // 1024} KiB of JSON.')
+    if '\\u0000' in text:
+        raise field_error('context', 'context: NUL characters are not accepted.')
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
@@ -121,11 +123,13 @@ def _fire_one(
     moment: datetime,
     fired: Fired,
 ) -> None:
-    subject_key = scope.label('subject') or ''
     with store.write() as session:
         standing = session.get(StandingAgent, standing_id, with_for_update=True)
         if standing is None or not standing.enabled or event not in (standing.events or []):
             return
+        # The run's subject (the event's, else the agent's own) is what the queued task is keyed by.
+        own = f'{standing.subject_type}:{standing.subject_id}' if standing.subject_type is not None else ''
+        subject_key = scope.label('subject') or own
         window = timedelta(seconds=standing.debounce_seconds)
         if standing.debounce_seconds > 0:
             pending = session.scalar(
@@ -154,7 +158,7 @@ def _fire_one(
             now=moment,
             event=event,
             context=context,
-            tenant=scope.tenant if scope.tenant is not None else None,
+            tenant=scope.tenant,
             subject=scope.subject,
             not_before=moment + window,
         )

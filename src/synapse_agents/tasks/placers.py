@@ -53,10 +53,15 @@ def load_placer(name: str, placers: Mapping[str, str]) -> Callable[..., Any]:
         found: Any = importlib.import_module(module_name)
         for part in attribute.split('.'):
             found = getattr(found, part)
-    except (ImportError, AttributeError) as exc:
+    except Exception as exc:  # not found, or the module itself failed (a syntax error, a raise)
         raise PlacerError(f'placer {name!r}: {spec!r} could not be imported ({exc}).') from exc
     if isinstance(found, type):
-        found = found()  # a class whose instances are called, as the placer classes of other stacks
+        try:
+            found = found()  # a class whose instances are called, as the placer classes of other stacks
+        except Exception as exc:
+            raise PlacerError(
+                f'placer {name!r}: {spec!r} is a class that could not be made without arguments ({exc}).'
+            ) from exc
     if not callable(found):
         raise PlacerError(f'placer {name!r}: {spec!r} is not callable.')
     placer: Callable[..., Any] = found

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from ..store import Store
 
 PAGE_SIZE = 50
+MAX_DURATION_MS = 2**31 - 1
+"""The longest duration `agent_tasks.duration_ms` holds (about 24.8 days)."""
 
 
 def task_values(
@@ -144,7 +146,11 @@ def finish(store: Store, task_id: str, worker: str, outcome: Outcome, *, now: da
     moment = now or utcnow()
     with store.write() as session:
         started = session.scalar(select(AgentTask.started_at).where(AgentTask.id == task_id))
-        duration = int((moment - started).total_seconds() * 1000) if started is not None else None
+        duration = (
+            min(int((moment - started).total_seconds() * 1000), MAX_DURATION_MS)
+            if started is not None
+            else None
+        )
         result = session.execute(
             update(AgentTask)
             .where(AgentTask.id == task_id, AgentTask.status == 'running', AgentTask.worker == worker[:255])
@@ -198,14 +204,14 @@ def sweep(store: Store, stale_seconds: float, *, now: datetime | None = None) ->
     """Fail the running tasks whose worker stopped heart-beating; returns their ids."""
     moment = now or utcnow()
     cutoff = moment - timedelta(seconds=stale_seconds)
+    found = select(AgentTask.id, AgentTask.worker, AgentTask.heartbeat_at).where(
+        AgentTask.status == 'running', AgentTask.heartbeat_at < cutoff
+    )
+    with store.read() as session:  # most sweeps find nothing: they take no write lock
+        stale = list(session.execute(found).all())
+    if not stale:
+        return []
     with store.write() as session:
-        stale = list(
-            session.execute(
-                select(AgentTask.id, AgentTask.worker, AgentTask.heartbeat_at).where(
-                    AgentTask.status == 'running', AgentTask.heartbeat_at < cutoff
-                )
-            ).all()
-        )
         swept: list[str] = []
         for task_id, worker, beat in stale:
             message = (

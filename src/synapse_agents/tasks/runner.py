@@ -117,7 +117,11 @@ async def run_task(runtime: SynapseRuntime, task_id: str, worker: str) -> str | 
         log.add('output', snippet(outcome.output), {'output': snippet(outcome.output, 20_000)})
     log.add('finished', f'{outcome.status.capitalize()} in {time.perf_counter() - started:.1f} s.')
     await log.flush()
-    await anyio.to_thread.run_sync(lambda: queue.finish(store, task_id, worker, outcome))
+    if not await anyio.to_thread.run_sync(lambda: queue.finish(store, task_id, worker, outcome)):
+        # Swept (or otherwise taken from this worker) while it ran: the row's status stands.
+        logger.warning("task %s ended on %s after it was no longer this worker's", task_id, worker)
+        row, _ = await anyio.to_thread.run_sync(queue.get_task, store, task_id)
+        return row.status
     return outcome.status
 
 
@@ -196,6 +200,7 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
                         output = event.result.output
                     else:
                         log.event(event)
+                    await log.flush_if_due()
         group.cancel_scope.cancel()
     if finished is None and started_turn is not None:
         return await _interrupted(runtime, started_turn, cancelled)

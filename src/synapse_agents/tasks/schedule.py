@@ -90,6 +90,13 @@ class Schedule:
         return cls(expression, zone)
 
     @property
+    def fixed_time(self) -> bool:
+        """Whether it fires at fixed times of day (no `*` in its minute and hour): as cron does, such
+        a schedule fires once in the hour the clocks repeat when they go back; others fire in both."""
+        minute, hour = self.fields.split()[:2]
+        return '*' not in minute and '*' not in hour
+
+    @property
     def fields(self) -> str:
         """The five fields (a nickname expanded)."""
         return NICKNAMES.get(self.cron.lower(), self.cron)
@@ -97,7 +104,12 @@ class Schedule:
     def next_after(self, moment: datetime) -> datetime:
         """The first fire time strictly after `moment`, in UTC."""
         zone = time_zone(self.timezone)
-        found: datetime = croniter(self.fields, _aware(moment).astimezone(zone)).get_next(datetime)
+        local = _aware(moment).astimezone(zone)
+        steps = croniter(self.fields, local)
+        found: datetime = steps.get_next(datetime)
+        if self.fixed_time and found.replace(tzinfo=None) == local.replace(tzinfo=None):
+            # The clocks went back and this wall-clock time comes round again: it fired already.
+            found = steps.get_next(datetime)
         return found.astimezone(UTC)
 
     def last_at_or_before(self, moment: datetime) -> datetime:
@@ -108,15 +120,23 @@ class Schedule:
             croniter.match(self.fields, local.replace(second=0, microsecond=0))
             and local.second == 0 == local.microsecond
         ):
-            return local.astimezone(UTC)
-        found: datetime = croniter(self.fields, local).get_prev(datetime)
+            found: datetime = local
+        else:
+            found = croniter(self.fields, local).get_prev(datetime)
+        if self.fixed_time:
+            earlier: datetime = croniter(self.fields, found).get_prev(datetime)
+            if earlier.replace(tzinfo=None) == found.replace(tzinfo=None):
+                found = earlier  # the repeated copy of a wall-clock time that fired already
         return found.astimezone(UTC)
 
     def upcoming(self, count: int = 3, *, after: datetime | None = None) -> list[datetime]:
         """The next `count` fire times after `after` (default: now), in UTC."""
-        zone = time_zone(self.timezone)
-        steps = croniter(self.fields, _aware(after).astimezone(zone))
-        return [steps.get_next(datetime).astimezone(UTC) for _ in range(count)]
+        moment = _aware(after)
+        found: list[datetime] = []
+        for _ in range(count):
+            moment = self.next_after(moment)
+            found.append(moment)
+        return found
 
     def words(self) -> str:
         """The schedule in words: "At 09:00, Monday through Friday (Europe/Madrid)"."""

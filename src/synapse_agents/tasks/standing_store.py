@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import delete, select
 
 from ..store.ids import is_valid_id
@@ -59,6 +59,13 @@ class StandingInput(BaseModel):
     debounce_seconds: int = Field(0, ge=0, le=MAX_DEBOUNCE)
     enabled: bool = True
 
+    @field_validator('*')
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        if isinstance(value, str) and '\x00' in value:
+            raise ValueError('NUL characters are not accepted')
+        return value
+
 
 class StandingPatch(BaseModel):
     """What to change on a standing agent (fields left out stay; `cron: null` removes the schedule)."""
@@ -75,6 +82,13 @@ class StandingPatch(BaseModel):
     events: list[EventName] | None = Field(None, max_length=MAX_EVENTS)
     debounce_seconds: int | None = Field(None, ge=0, le=MAX_DEBOUNCE)
     enabled: bool | None = None
+
+    @field_validator('*')
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        if isinstance(value, str) and '\x00' in value:
+            raise ValueError('NUL characters are not accepted')
+        return value
 
 
 def split_ref(value: str | None) -> tuple[str | None, str | None]:
@@ -103,6 +117,7 @@ def checked_schedule(cron: str | None, zone: str, now: datetime | None = None) -
 
 
 def _apply(row: StandingAgent, values: dict[str, Any], now: datetime) -> None:
+    before = (row.cron, row.timezone, row.enabled)
     for name in ('name', 'instruction', 'debounce_seconds', 'enabled', 'timezone'):
         if name in values:
             setattr(row, name, values[name])
@@ -117,12 +132,11 @@ def _apply(row: StandingAgent, values: dict[str, Any], now: datetime) -> None:
     if 'events' in values:
         row.events = list(dict.fromkeys(values['events']))
     schedule = checked_schedule(row.cron, row.timezone, now)
-    schedule_changed = bool({'cron', 'timezone', 'enabled'} & values.keys())
     if schedule is None or not row.enabled:
         row.next_fire_at = None
-    elif schedule_changed or row.next_fire_at is None:
+    elif (row.cron, row.timezone, row.enabled) != before or row.next_fire_at is None:
         # A new, changed or resumed schedule counts from now: what it would have fired while it
-        # was paused or different is not owed.
+        # was paused or different is not owed. An unchanged one keeps its due slot.
         row.next_fire_at = schedule.next_after(now)
     row.updated_at = now
 

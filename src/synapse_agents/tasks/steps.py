@@ -3,16 +3,19 @@
 `TaskSteps` is a pydantic-ai capability the runner adds to a task's run: after every model request
 it logs the model, the tokens and what the response held (its text, the tools it called). The
 runner logs the tool results and notices from the run's events through `StepLog.event`. Steps are
-buffered and written in order by `flush` (at every heartbeat and when the run ends), so a step costs
-no database round trip of its own and the live view is at most one heartbeat behind.
+buffered and written in order: at most once a second while the run yields events
+(`flush_if_due`), at every heartbeat, and when the run ends, so a step costs no database round trip
+of its own and the live view is about a second behind.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import anyio.to_thread
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
@@ -25,6 +28,7 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.tools import ToolDefinition
 
 from .._json import jsonable
 from ..chat.events import Notice
@@ -34,6 +38,8 @@ from .queue import append_logs
 if TYPE_CHECKING:
     from ..store import Store
 
+LIVE_SECONDS = 1.0
+"""A running task's steps reach the database at most this long after they happen (the first at once)."""
 SNIPPET = 2_000
 """Characters of a text or result a log step keeps."""
 
@@ -51,16 +57,29 @@ class StepLog:
     task_id: str
     pending: list[tuple[str, str, Any]] = field(default_factory=list)
     model_calls: int = 0
+    every: float = LIVE_SECONDS
+    """`flush_if_due` writes at most this often."""
+    _flushed: float = field(default=0.0, repr=False)
+    _writing: anyio.Lock = field(default_factory=anyio.Lock, repr=False)
 
     def add(self, kind: str, message: str, data: Any = None) -> None:
         self.pending.append((kind, message, jsonable(data) if data is not None else None))
 
+    async def flush_if_due(self) -> None:
+        """Write the buffered steps when the last write is `every` seconds old (the live view)."""
+        if self.pending and time.monotonic() - self._flushed >= self.every:
+            await self.flush()
+
     async def flush(self) -> None:
-        """Write the buffered steps (in a thread)."""
-        if not self.pending:
-            return
-        entries, self.pending = self.pending, []
-        await anyio.to_thread.run_sync(append_logs, self.store, self.task_id, entries)
+        """Write the buffered steps (in a thread); one write at a time, so they keep their order."""
+        async with self._writing:
+            if not self.pending:
+                return
+            self._flushed = time.monotonic()
+            entries, self.pending = self.pending, []
+            # Shielded: a heartbeat's flush cancelled as the run ends would lose the steps it took.
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(append_logs, self.store, self.task_id, entries)
 
     def response(self, response: ModelResponse) -> None:
         """One model call's answer."""
@@ -118,6 +137,20 @@ class StepLog:
         elif isinstance(event, Notice):
             self.add('notice', event.message, {'kind': event.kind, **event.data})
 
+    def tool_error(self, call: ToolCallPart, error: BaseException) -> None:
+        """A tool that raised: pydantic-ai sends no result event for it (the run fails with it)."""
+        text = f'{type(error).__name__}: {error}'
+        self.add(
+            'tool_result',
+            f'Tool failed {call.tool_name}: {snippet(text, 200)}',
+            {
+                'tool': call.tool_name,
+                'tool_call_id': call.tool_call_id,
+                'result': snippet(text),
+                'failed': True,
+            },
+        )
+
 
 @dataclass
 class TaskSteps(AbstractCapability[Any]):
@@ -130,3 +163,15 @@ class TaskSteps(AbstractCapability[Any]):
     ) -> ModelResponse:
         self.log.response(response)
         return response
+
+    async def on_tool_execute_error(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: dict[str, Any],
+        error: Exception,
+    ) -> Any:
+        self.log.tool_error(call, error)
+        raise error

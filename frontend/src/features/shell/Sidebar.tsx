@@ -1,5 +1,5 @@
 // The app shell's left column: navigation, recent conversations, agents, version and theme.
-import { Bot, Database, History, LayoutGrid, PanelLeftClose, PanelLeftOpen, Wallet } from '@/components/icons'
+import { Bot, CalendarClock, Database, History, LayoutGrid, PanelLeftClose, PanelLeftOpen, Wallet } from '@/components/icons'
 import type { ReactNode } from 'react'
 import { NavLink } from 'react-router'
 import { cn } from '@/lib/cn'
@@ -120,6 +120,7 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
         <NavItem to="/history" icon={<History />} label="History" collapsed={collapsed} />
         <NavItem to="/registry" icon={<Database />} label="Registry" collapsed={collapsed} />
         <NavItem to="/spend" icon={<Wallet />} label="Spend" collapsed={collapsed} />
+        <NavItem to="/tasks" icon={<CalendarClock />} label="Tasks" collapsed={collapsed} />
       </nav>
       <div className="mt-4 min-h-0 flex-1 space-y-5 overflow-y-auto px-2 pb-3">
         {!collapsed && (

@@ -749,6 +749,219 @@ export interface paths {
         patch: operations["update_limit_api_limits__limit_id__patch"];
         trace?: never;
     };
+    "/api/standing-agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Standing Agents
+         * @description Every standing agent, newest first, with its schedule in words and its last runs.
+         */
+        get: operations["standing_agents_api_standing_agents_get"];
+        put?: never;
+        /**
+         * Create Standing Agent
+         * @description Add a standing agent: an agent, an instruction, and a schedule, events, or neither.
+         */
+        post: operations["create_standing_agent_api_standing_agents_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/standing-agents/{standing_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Standing Agent
+         * @description One standing agent with its last runs.
+         */
+        get: operations["standing_agent_api_standing_agents__standing_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Standing Agent
+         * @description Remove a standing agent (its tasks stay: they are history).
+         */
+        delete: operations["delete_standing_agent_api_standing_agents__standing_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Standing Agent
+         * @description Change a standing agent: the fields given replace its own (`cron: null` removes the schedule).
+         */
+        patch: operations["update_standing_agent_api_standing_agents__standing_id__patch"];
+        trace?: never;
+    };
+    "/api/standing-agents/{standing_id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run Standing Agent
+         * @description Queue a run now (paused or not); the task as it was queued.
+         */
+        post: operations["run_standing_agent_api_standing_agents__standing_id__run_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/standing-agents/{standing_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause Standing Agent
+         * @description Stop its schedule and events from firing it (run now still works).
+         */
+        post: operations["pause_standing_agent_api_standing_agents__standing_id__pause_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/standing-agents/{standing_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume Standing Agent
+         * @description Fire it again; its schedule counts from now (what it missed while paused is not owed).
+         */
+        post: operations["resume_standing_agent_api_standing_agents__standing_id__resume_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tasks
+         * @description Tasks, newest first, one page; `next_before` continues it.
+         */
+        get: operations["tasks_api_tasks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Task
+         * @description One task with its instruction, context, output and log.
+         */
+        get: operations["task_api_tasks__task_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{task_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Task
+         * @description Cancel a queued task at once, or ask a running one to stop; a finished one is a 409.
+         */
+        post: operations["cancel_task_api_tasks__task_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire Event
+         * @description Fire an event: every enabled standing agent listening to it in that tenant runs (or a queued
+         *     run within its debounce window takes this firing).
+         */
+        post: operations["fire_event_api_events_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Schedule Preview
+         * @description A cron expression checked: its words and its next three fire times (a 422 says what is wrong).
+         */
+        get: operations["schedule_preview_api_schedules_preview_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1530,6 +1743,22 @@ export interface components {
             } | null;
         };
         /**
+         * EventIn
+         * @description An event to fire.
+         */
+        EventIn: {
+            /** Event */
+            event: string;
+            /** Tenant */
+            tenant?: string | null;
+            /** Subject */
+            subject?: string | null;
+            /** Context */
+            context?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /**
          * Extensions
          * @description What extends this Synapse.
          */
@@ -1544,6 +1773,18 @@ export interface components {
              * @description The dashboard's areas, built-in ones first.
              */
             areas: components["schemas"]["DashboardAreaInfo"][];
+        };
+        /**
+         * FiredOut
+         * @description What an event started: the tasks it queued, the queued ones it folded into (debounce).
+         */
+        FiredOut: {
+            /** Event */
+            event: string;
+            /** Queued */
+            queued: string[];
+            /** Debounced */
+            debounced: string[];
         };
         /**
          * ForkRequest
@@ -2495,6 +2736,10 @@ export interface components {
             /** Output */
             output?: number | null;
         };
+        /** RunQueued */
+        RunQueued: {
+            task: components["schemas"]["TaskSummary"];
+        };
         /**
          * SandboxCleanup
          * @description What a sandbox cleanup removed.
@@ -2508,6 +2753,20 @@ export interface components {
             agents: number;
             /** Presets */
             presets: number;
+        };
+        /**
+         * SchedulePreview
+         * @description A cron expression checked: its words and next fire times.
+         */
+        SchedulePreview: {
+            /** Cron */
+            cron: string;
+            /** Timezone */
+            timezone: string;
+            /** Words */
+            words: string;
+            /** Next */
+            next: string[];
         };
         /**
          * ScopeRef
@@ -2616,6 +2875,124 @@ export interface components {
             /** Day */
             day?: string | null;
         };
+        /** StandingAgentList */
+        StandingAgentList: {
+            /** Standing Agents */
+            standing_agents: components["schemas"]["StandingAgentOut"][];
+        };
+        /**
+         * StandingAgentOut
+         * @description A standing agent, its schedule in words, its next run and its last runs.
+         */
+        StandingAgentOut: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Agent */
+            agent: string;
+            /** Instruction */
+            instruction: string;
+            /** Tenant */
+            tenant: string | null;
+            /** Subject */
+            subject: string | null;
+            /** Cron */
+            cron: string | null;
+            /** Timezone */
+            timezone: string;
+            /** Schedule Words */
+            schedule_words: string | null;
+            /** Events */
+            events: string[];
+            /** Debounce Seconds */
+            debounce_seconds: number;
+            /** Enabled */
+            enabled: boolean;
+            /** Next Fire At */
+            next_fire_at: string | null;
+            /** Last Fired At */
+            last_fired_at: string | null;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+            /**
+             * Updated At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            updated_at: string;
+            /** Last Runs */
+            last_runs: components["schemas"]["TaskSummary"][];
+        };
+        /**
+         * StandingInput
+         * @description A standing agent to create.
+         */
+        StandingInput: {
+            /** Name */
+            name: string;
+            /**
+             * Agent
+             * @description A code agent's slug or `config:<key>`.
+             */
+            agent: string;
+            /** Instruction */
+            instruction: string;
+            /** Tenant */
+            tenant?: string | null;
+            /** Subject */
+            subject?: string | null;
+            /**
+             * Cron
+             * @description Five cron fields or a nickname (`@daily`).
+             */
+            cron?: string | null;
+            /**
+             * Timezone
+             * @default UTC
+             */
+            timezone: string;
+            /** Events */
+            events?: string[];
+            /**
+             * Debounce Seconds
+             * @default 0
+             */
+            debounce_seconds: number;
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+        };
+        /**
+         * StandingPatch
+         * @description What to change on a standing agent (fields left out stay; `cron: null` removes the schedule).
+         */
+        StandingPatch: {
+            /** Name */
+            name?: string | null;
+            /** Agent */
+            agent?: string | null;
+            /** Instruction */
+            instruction?: string | null;
+            /** Tenant */
+            tenant?: string | null;
+            /** Subject */
+            subject?: string | null;
+            /** Cron */
+            cron?: string | null;
+            /** Timezone */
+            timezone?: string | null;
+            /** Events */
+            events?: string[] | null;
+            /** Debounce Seconds */
+            debounce_seconds?: number | null;
+            /** Enabled */
+            enabled?: boolean | null;
+        };
         /**
          * StoreHealth
          * @description Whether the store reads and writes.
@@ -2650,6 +3027,162 @@ export interface components {
             slug: string | null;
             /** Via Tool */
             via_tool: string;
+        };
+        /**
+         * TaskDetail
+         * @description One task with what it was asked, its output and its log.
+         */
+        TaskDetail: {
+            /** Id */
+            id: string;
+            /** Standing Agent Id */
+            standing_agent_id: string | null;
+            /** Agent */
+            agent: string;
+            /** Trigger */
+            trigger: string;
+            /** Event */
+            event: string | null;
+            /** Fires */
+            fires: number;
+            /** Slot At */
+            slot_at: string | null;
+            /** Tenant */
+            tenant: string | null;
+            /** Subject */
+            subject: string | null;
+            /** Status */
+            status: string;
+            /** Cancel Requested */
+            cancel_requested: boolean;
+            /** Worker */
+            worker: string | null;
+            /**
+             * Queued At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            queued_at: string;
+            /**
+             * Not Before
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            not_before: string;
+            /** Started At */
+            started_at: string | null;
+            /** Heartbeat At */
+            heartbeat_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /** Duration Ms */
+            duration_ms: number | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Cost */
+            cost: string | null;
+            /** Error */
+            error: string | null;
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Instruction */
+            instruction: string;
+            /** Context */
+            context: {
+                [key: string]: unknown;
+            } | null;
+            /** Output */
+            output: unknown;
+            /** Run Id */
+            run_id: string | null;
+            /** Logs */
+            logs: components["schemas"]["TaskLogEntry"][];
+        };
+        /**
+         * TaskLogEntry
+         * @description One step of a run.
+         */
+        TaskLogEntry: {
+            /** Seq */
+            seq: number;
+            /** Kind */
+            kind: string;
+            /** Message */
+            message: string;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+        };
+        /** TaskPage */
+        TaskPage: {
+            /** Tasks */
+            tasks: components["schemas"]["TaskSummary"][];
+            /** Next Before */
+            next_before: string | null;
+        };
+        /**
+         * TaskSummary
+         * @description One task (a run) as lists show it.
+         */
+        TaskSummary: {
+            /** Id */
+            id: string;
+            /** Standing Agent Id */
+            standing_agent_id: string | null;
+            /** Agent */
+            agent: string;
+            /** Trigger */
+            trigger: string;
+            /** Event */
+            event: string | null;
+            /** Fires */
+            fires: number;
+            /** Slot At */
+            slot_at: string | null;
+            /** Tenant */
+            tenant: string | null;
+            /** Subject */
+            subject: string | null;
+            /** Status */
+            status: string;
+            /** Cancel Requested */
+            cancel_requested: boolean;
+            /** Worker */
+            worker: string | null;
+            /**
+             * Queued At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            queued_at: string;
+            /**
+             * Not Before
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            not_before: string;
+            /** Started At */
+            started_at: string | null;
+            /** Heartbeat At */
+            heartbeat_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /** Duration Ms */
+            duration_ms: number | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Cost */
+            cost: string | null;
+            /** Error */
+            error: string | null;
+            /** Conversation Id */
+            conversation_id: string | null;
         };
         /** TextPart */
         TextPart: {
@@ -7355,6 +7888,1040 @@ export interface operations {
             };
             /** @description The request body, or an attachment, is too large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    standing_agents_api_standing_agents_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingAgentList"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input is invalid; `fields` says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    create_standing_agent_api_standing_agents_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StandingInput"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingAgentOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    standing_agent_api_standing_agents__standing_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                standing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingAgentOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_standing_agent_api_standing_agents__standing_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                standing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    update_standing_agent_api_standing_agents__standing_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                standing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StandingPatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingAgentOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    run_standing_agent_api_standing_agents__standing_id__run_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                standing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunQueued"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pause_standing_agent_api_standing_agents__standing_id__pause_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                standing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingAgentOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resume_standing_agent_api_standing_agents__standing_id__resume_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                standing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingAgentOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tasks_api_tasks_get: {
+        parameters: {
+            query?: {
+                /** @description Repeatable. */
+                status?: ("queued" | "running" | "succeeded" | "failed" | "cancelled")[];
+                /** @description Only this standing agent's tasks. */
+                standing_agent?: string | null;
+                /** @description An agent key. */
+                agent?: string | null;
+                trigger?: ("schedule" | "event" | "manual") | null;
+                /** @description type:id, or type alone. */
+                tenant?: string | null;
+                event?: string | null;
+                /** @description The `next_before` of the previous page. */
+                before?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskPage"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    task_api_tasks__task_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskDetail"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancel_task_api_tasks__task_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskSummary"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    fire_event_api_events_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiredOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    schedule_preview_api_schedules_preview_get: {
+        parameters: {
+            query: {
+                /** @description Five cron fields or a nickname (`@daily`). */
+                cron: string;
+                /** @description An IANA time zone. */
+                timezone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePreview"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
