@@ -17,11 +17,13 @@ __version__ = '0.1.0'
 __all__ = [
     'Conversation',
     'ConversationNotFound',
+    'Fired',
     'Reply',
     'Scope',
     'ScopeMismatch',
     'SqlConversationStore',
     'Synapse',
+    'TaskError',
     'UnknownAgent',
     '__version__',
     'mount',
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     from .runtime.conversation import Conversation, ConversationNotFound, Reply
     from .runtime.synapse import Synapse, UnknownAgent
     from .store.conversation_log import SqlConversationStore
+    from .tasks.errors import TaskError
+    from .tasks.events import Fired
     from .web.mount import mount
 
 # Imported on first use: agent modules import synapse_agents.demo and the like without paying for
@@ -49,6 +53,8 @@ _LAZY = {
     'ScopeMismatch': '.chat.scope',
     'SqlConversationStore': '.store.conversation_log',
     'tool': '.registry.tools',
+    'TaskError': '.tasks.errors',
+    'Fired': '.tasks.events',
 }
 
 

@@ -261,7 +261,7 @@ class Settings(BaseSettings):
             try:
                 return json.loads(text)
             except ValueError:
-                raise ValueError('expected a JSON object, such as {"EUR": "1.08"}') from None
+                raise ValueError('expected JSON: an object such as {"EUR": "1.08"}') from None
         return value
 
     @field_validator('currency_rates')
