@@ -5,7 +5,9 @@ last, so a tick lost to a restart or a busy worker leaves it in the past and the
 (once: the latest slot that has passed, never a backlog of every slot missed). A slot is claimed in
 the database by a compare-and-set on `next_fire_at`: with several schedulers ticking on one
 database (two `synapse serve`, several `synapse scheduler`) exactly one of them moves it on, and
-only that one queues the task, in the same transaction. The tick reads only the agents that are due
+only that one queues the task, in the same transaction. On PostgreSQL a tick claims all its due
+rows in one statement, after locking them with SKIP LOCKED (a row another scheduler is claiming is
+left to it, so schedulers never wait for or deadlock on each other). The tick reads only the agents that are due
 (an index on `enabled, next_fire_at`), so 10,000 standing agents cost what the due ones cost.
 """
 
@@ -13,16 +15,18 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import String, Table, bindparam, column, insert, select, update, values
 
-from ..store.schema import utcnow
+from ..store.schema import UtcDateTime, utcnow
 from .queue import task_values
 from .schedule import Schedule, ScheduleError
 from .tables import AgentTask, StandingAgent
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
     from ..store import Store
 
 BATCH = 500
@@ -64,44 +68,97 @@ def _schedule(cron: str, zone: str) -> Schedule | None:
 
 def _fire(store: Store, rows: list[StandingAgent], moment: datetime) -> list[str]:
     """Claim each row's latest passed slot and queue its task, in one transaction; the ids of the
-    tasks queued (a row another scheduler claimed first is left out).
-
-    Rows are claimed in id order, so two schedulers claiming overlapping batches on PostgreSQL wait
-    for each other's row locks in the same order (never a deadlock); the one that waited then finds
-    `next_fire_at` moved on and claims nothing."""
-    table = cast('Table', StandingAgent.__table__)
-    claim = (
-        update(table)
-        .where(
-            table.c.id == bindparam('claim_id'),
-            table.c.enabled.is_(True),
-            table.c.next_fire_at == bindparam('seen_next'),
-        )
-        .values(next_fire_at=bindparam('new_next'), last_fired_at=bindparam('slot'))
-    )
-    tasks: list[dict[str, object]] = []
-    with store.write() as session:
-        connection = session.connection()
-        for row in sorted(rows, key=lambda found: found.id):
-            seen_next = row.next_fire_at
-            assert seen_next is not None
-            schedule = _schedule(row.cron or '', row.timezone)
-            if schedule is None:
-                # A row changed behind the services' back: stop it firing rather than fail every tick.
-                connection.execute(
-                    claim,
-                    {'claim_id': row.id, 'seen_next': seen_next, 'new_next': None, 'slot': row.last_fired_at},
-                )
-                continue
-            slot = max(schedule.last_at_or_before(moment), seen_next)
-            params = {
+    tasks queued (a row another scheduler claimed first is left out)."""
+    planned: dict[str, tuple[StandingAgent, dict[str, Any]]] = {}
+    for row in sorted(rows, key=lambda found: found.id):
+        seen_next = row.next_fire_at
+        assert seen_next is not None
+        schedule = _schedule(row.cron or '', row.timezone)
+        if schedule is None:
+            # A row changed behind the services' back: stop it firing rather than fail every tick.
+            claim: dict[str, Any] = {
                 'claim_id': row.id,
                 'seen_next': seen_next,
-                'new_next': schedule.next_after(slot),
-                'slot': slot,
+                'new_next': None,
+                'slot': row.last_fired_at,
             }
-            if getattr(connection.execute(claim, params), 'rowcount', 0):
-                tasks.append(task_values(row, trigger='schedule', now=moment, slot_at=slot))
+            planned[row.id] = (row, claim)
+            continue
+        slot, following = seen_next, schedule.next_after(seen_next)
+        if following <= moment:  # ticks were missed: fire the latest slot that passed, once
+            slot = max(schedule.last_at_or_before(moment), seen_next)
+            following = schedule.next_after(slot)
+        planned[row.id] = (
+            row,
+            {'claim_id': row.id, 'seen_next': seen_next, 'new_next': following, 'slot': slot},
+        )
+    tasks: list[dict[str, Any]] = []
+    with store.write() as session:
+        connection = session.connection()
+        claims = [claim for _row, claim in planned.values()]
+        claimed = (
+            _claim_all(connection, claims)
+            if connection.dialect.name == 'postgresql'
+            else _claim_each(connection, claims)
+        )
+        for row_id in sorted(claimed):
+            row, claim = planned[row_id]
+            if claim['new_next'] is not None:
+                tasks.append(task_values(row, trigger='schedule', now=moment, slot_at=claim['slot']))
         if tasks:
             connection.execute(insert(cast('Table', AgentTask.__table__)), tasks)
     return [str(values['id']) for values in tasks]
+
+
+def _claim_condition(table: Table, claim_id: Any, seen_next: Any) -> Any:
+    return (table.c.id == claim_id) & table.c.enabled.is_(True) & (table.c.next_fire_at == seen_next)
+
+
+def _claim_each(connection: Connection, claims: list[dict[str, Any]]) -> set[str]:
+    """One compare-and-set per row (SQLite: one writer at a time, a statement costs microseconds)."""
+    table = cast('Table', StandingAgent.__table__)
+    statement = (
+        update(table)
+        .where(_claim_condition(table, bindparam('claim_id'), bindparam('seen_next')))
+        .values(next_fire_at=bindparam('new_next'), last_fired_at=bindparam('slot'))
+    )
+    return {
+        claim['claim_id'] for claim in claims if getattr(connection.execute(statement, claim), 'rowcount', 0)
+    }
+
+
+def _claim_all(connection: Connection, claims: list[dict[str, Any]]) -> set[str]:
+    """Every compare-and-set in one statement (PostgreSQL).
+
+    The rows are locked first in id order with SKIP LOCKED: a row another scheduler is claiming
+    right now is left to it (never waited for, so two schedulers never deadlock), and a row it
+    claimed and committed already fails the compare-and-set."""
+    if not claims:
+        return set()
+    table = cast('Table', StandingAgent.__table__)
+    ids = [claim['claim_id'] for claim in claims]
+    locked = set(
+        connection.scalars(
+            select(table.c.id)
+            .where(table.c.id.in_(ids))
+            .order_by(table.c.id)
+            .with_for_update(skip_locked=True)
+        )
+    )
+    mine = [claim for claim in claims if claim['claim_id'] in locked]
+    if not mine:
+        return set()
+    rows = values(
+        column('claim_id', String),
+        column('seen_next', UtcDateTime()),
+        column('new_next', UtcDateTime()),
+        column('slot', UtcDateTime()),
+        name='claims',
+    ).data([(c['claim_id'], c['seen_next'], c['new_next'], c['slot']) for c in mine])
+    statement = (
+        update(table)
+        .where(_claim_condition(table, rows.c.claim_id, rows.c.seen_next))
+        .values(next_fire_at=rows.c.new_next, last_fired_at=rows.c.slot)
+        .returning(table.c.id)
+    )
+    return set(connection.scalars(statement))
