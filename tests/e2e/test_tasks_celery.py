@@ -29,6 +29,7 @@ from synapse_agents.tasks.tables import AgentTask
 pytestmark = [pytest.mark.postgresql, pytest.mark.slow]
 
 REDIS_URL = 'redis://127.0.0.1:6379/11'
+RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672//'
 
 
 @pytest.fixture(scope='module', autouse=True)
@@ -49,9 +50,9 @@ def database(empty_postgres_database: str) -> str:
 
 
 @contextmanager
-def service_on(database: str, queue_name: str) -> Iterator[TaskService]:
+def service_on(database: str, queue_name: str, broker: str = REDIS_URL) -> Iterator[TaskService]:
     """The task service of a root on `database` that publishes to `queue_name` (no worker of its own)."""
-    overrides = {'database_url': database, 'queue_url': REDIS_URL, 'queue_name': queue_name}
+    overrides = {'database_url': database, 'queue_url': broker, 'queue_name': queue_name}
     runtime = SynapseRuntime.open(load_settings(overrides), agents=False)
     try:
         yield task_service(runtime)
@@ -62,10 +63,12 @@ def service_on(database: str, queue_name: str) -> Iterator[TaskService]:
         runtime.close()
 
 
-def start_worker(database: str, queue_name: str, cwd: Path, name: str) -> SynapseProcess:
+def start_worker(
+    database: str, queue_name: str, cwd: Path, name: str, broker: str = REDIS_URL
+) -> SynapseProcess:
     env = process_env(
         database_url=database,
-        queue_url=REDIS_URL,
+        queue_url=broker,
         agents=TARGET,
         home=str(cwd / 'home'),
         task_heartbeat_seconds='0.5',
@@ -187,3 +190,31 @@ def test_a_worker_killed_mid_task_leaves_it_running_until_the_sweep_fails_it(
     finally:
         store.close()
         worker.stop(signal.SIGKILL)
+
+
+def test_a_worker_on_rabbitmq_runs_a_fired_event(database: str, isolated_env: Path) -> None:
+    """The same queue on RabbitMQ (the machine's broker at 5672): a fired event runs once."""
+    queue_name = f'e2e-rabbit-{isolated_env.name}'
+    worker = start_worker(database, queue_name, isolated_env, 'worker', broker=RABBITMQ_URL)
+    store = Store.open(database, isolated_env / 'unused')
+    try:
+        standing_store.create(
+            store,
+            StandingInput(
+                name='Triage', agent=QUICK, instruction='Triage the reply', events=['reply.created']
+            ),
+        )
+        worker.wait_for(' ready.')
+        with service_on(database, queue_name, broker=RABBITMQ_URL) as service:
+            [task_id] = service.fire('reply.created', tenant=('org', 'acme')).queued
+            assert isinstance(service.dispatcher, CeleryDispatcher)
+            task = final(store, task_id)
+            assert (task.status, task.output) == ('succeeded', 'Done: Triage the reply')
+            assert task.tenant_id == 'acme'
+            assert task.worker is not None and task.worker.endswith(f':{worker.process.pid}:celery')
+            with service.dispatcher.app.connection_for_write() as connection:
+                connection.default_channel.queue_delete(queue_name)
+    finally:
+        store.close()
+        code = worker.stop(signal.SIGTERM)
+    assert code == 0, worker.describe()

@@ -14,7 +14,8 @@ import { conversationPath } from '@/features/conversations/paths'
 import { formatInt } from '@/lib/format'
 import { invalidate } from '@/lib/resource'
 import { tasksApi, type TaskDetail, type TaskLogEntry } from './api'
-import { formatAt, formatWhen, isLive, logLabel, runCost, runDuration, triggerText } from './format'
+import { formatAt, isLive, logLabel, runCost, runDuration, triggerText } from './format'
+import { formatRelative } from '@/lib/format'
 import { useNow, usePolling, useTask } from './queries'
 import { TaskBadge } from './RunLine'
 
@@ -43,7 +44,7 @@ function Fact({ label, children, testId }: { label: string; children: ReactNode;
 function Moment({ iso, now }: { iso: string | null; now: number }) {
   if (!iso) return <>—</>
   return (
-    <time dateTime={iso} title={formatWhen(iso, now)}>
+    <time dateTime={iso} title={formatRelative(iso, now)}>
       {formatAt(iso)}
     </time>
   )

@@ -2,7 +2,8 @@
 // unknown), how long it took and when; it opens the run's detail.
 import { Loader2 } from '@/components/icons'
 import { Link, useSearchParams } from 'react-router'
-import { formatAt, formatWhen, isLive, runCost, runDuration, runWhen, taskBadge, triggerText } from './format'
+import { formatAt, isLive, runCost, runDuration, runWhen, taskBadge, triggerText } from './format'
+import { formatRelative } from '@/lib/format'
 import type { TaskSummary } from './api'
 import { Badge } from '@/components/ui/badge'
 
@@ -48,7 +49,7 @@ export function RunLine({ task, now, showAgent = false }: { task: TaskSummary; n
           {runDuration(task, now)}
         </span>
         <time dateTime={when} title={formatAt(when)} className="ml-auto">
-          {formatWhen(when, now)}
+          {formatRelative(when, now)}
         </time>
       </Link>
     </li>
