@@ -7,8 +7,9 @@ the database by a compare-and-set on `next_fire_at`: with several schedulers tic
 database (two `synapse serve`, several `synapse scheduler`) exactly one of them moves it on, and
 only that one queues the task, in the same transaction. On PostgreSQL a tick claims all its due
 rows in one statement, after locking them with SKIP LOCKED (a row another scheduler is claiming is
-left to it, so schedulers never wait for or deadlock on each other). The tick reads only the agents that are due
-(an index on `enabled, next_fire_at`), so 10,000 standing agents cost what the due ones cost.
+left to it, so schedulers never wait for or deadlock on each other). The tick reads only the
+agents that are due (an index on `enabled, next_fire_at`), so 10,000 standing agents cost what the
+due ones cost.
 """
 
 from __future__ import annotations
