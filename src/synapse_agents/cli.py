@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -155,10 +157,13 @@ def agents_command(
     chosen = list(loaded.settings.agents)
     if demo and DEMO_TARGET not in chosen:
         chosen.append(DEMO_TARGET)
-    snapshot = Catalog(chosen, loaded.project_root).scan()
     if as_json:
+        # What agent modules print while they are imported goes to stderr: stdout is the JSON alone.
+        with contextlib.redirect_stdout(sys.stderr):
+            snapshot = Catalog(chosen, loaded.project_root).scan()
         typer.echo(json.dumps(snapshot.listing().model_dump(mode='json'), indent=2))
         return
+    snapshot = Catalog(chosen, loaded.project_root).scan()
     print_report(snapshot, console, tracebacks=tracebacks)
 
 

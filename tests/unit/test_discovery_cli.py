@@ -81,3 +81,22 @@ def test_env_file_is_loaded_before_agents_are_imported(project: FixtureProject) 
 def test_no_agents_found(project: FixtureProject) -> None:
     code, output = invoke('agents')
     assert code == 0 and 'No agents found in .' in output
+
+
+def test_json_stays_valid_when_an_imported_module_prints(project: FixtureProject) -> None:
+    """What an agent module prints at import goes to stderr; stdout is the JSON alone."""
+    project.write(
+        {
+            'noisy.py': """
+                from pydantic_ai import Agent
+
+                print('loading the noisy agents...')
+                noisy_agent = Agent('test', name='noisy')
+                print('done')
+            """
+        }
+    )
+    result = runner.invoke(app, ['agents', 'noisy', '--json'], env={'COLUMNS': '220'})
+    assert result.exit_code == 0, result.output
+    assert [agent['name'] for agent in json.loads(result.stdout)['agents']] == ['noisy']
+    assert 'loading the noisy agents...' in result.stderr
