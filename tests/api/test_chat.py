@@ -51,13 +51,13 @@ def test_a_turn_streams_the_ui_message_protocol(chat: TestClient) -> None:
     assert thread['messages'][1]['content'] == 'Hello there friend '
 
 
-def test_title_is_the_first_message_cut_to_100_characters(chat: TestClient) -> None:
+def test_title_is_the_first_message_cut_at_a_word_within_100_characters(chat: TestClient) -> None:
     message = 'word ' * 40
     chunks = decode(send(chat, 'chat_agents.greeter', message).text)
     conversation_id = chunks[0]['messageMetadata']['conversation_id']
     send(chat, 'chat_agents.greeter', 'second message', conversation_id=conversation_id)
     row = chat.get(f'/api/conversations/{conversation_id}').json()['conversation']
-    assert row['title'] == ('word ' * 40).strip()[:100].rstrip() and len(row['title']) == 99
+    assert row['title'] == ' '.join(['word'] * 20) + '…' and len(row['title']) == 100
     assert row['message_count'] == 4
 
 

@@ -142,6 +142,35 @@ def test_rename(store: Store) -> None:
     assert store.conversations.rename('missing', 'x') is None
 
 
+def test_renaming_is_not_activity(store: Store) -> None:
+    """A rename keeps `updated_at`, so "newest first" and retention do not count it."""
+    older = store.conversations.create(agent_key='a', title='older')
+    newer = store.conversations.create(agent_key='a', title='newer')
+    before = store.conversations.get(older.id)
+    assert before is not None
+    store.conversations.rename(older.id, 'renamed later')
+    after = store.conversations.get(older.id)
+    assert after is not None and after.updated_at == before.updated_at
+    assert newer.updated_at >= after.updated_at
+
+
+@pytest.mark.parametrize(
+    ('message', 'title'),
+    [
+        ('Short question', 'Short question'),
+        ('  spaces   are\n collapsed ', 'spaces are collapsed'),
+        ('word ' * 18 + 'exactly100', 'word ' * 18 + 'exactly100'),
+        ('alpha ' * 30, ('alpha ' * 16).rstrip() + '…'),
+        ('x' * 150, 'x' * 99 + '…'),
+    ],
+)
+def test_a_title_is_cut_at_a_word_with_an_ellipsis(message: str, title: str) -> None:
+    from synapse_agents.store.turn_writes import TITLE_LENGTH, title_from
+
+    made = title_from(message)
+    assert made == title and len(made) <= TITLE_LENGTH
+
+
 def test_delete_cascades_to_rows_and_files(store: Store) -> None:
     keep = fill_conversation(store, files=1)
     gone = fill_conversation(store, files=2)

@@ -49,9 +49,17 @@ TITLE_LENGTH = 100
 
 
 def title_from(message: str) -> str:
-    """A conversation title: the first user message, whitespace collapsed, cut to 100 characters."""
+    """A conversation title: the first user message, whitespace collapsed; a longer one is cut at
+    the last word that fits and ends with an ellipsis (100 characters at most, the ellipsis
+    included). A single word longer than that is cut inside it."""
     text = ' '.join(message.split())
-    return text[:TITLE_LENGTH].rstrip()
+    if len(text) <= TITLE_LENGTH:
+        return text
+    cut = text[: TITLE_LENGTH - 1]
+    if text[TITLE_LENGTH - 1] != ' ' and ' ' in cut:
+        cut = cut.rsplit(' ', 1)[0]
+    return cut.rstrip() + '…'
+
 
 
 @dataclass

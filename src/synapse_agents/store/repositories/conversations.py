@@ -20,7 +20,7 @@ from ..forks import fork_conversation
 from ..history import ConversationFilters, list_conversations
 from ..ids import is_valid_id
 from ..rows import ConversationSummary, ConversationThread, ToolCallDetail
-from ..schema import Conversation, Message, ToolInvocation, utcnow
+from ..schema import Conversation, Message, ToolInvocation
 from ..tables import DeletionReport, register_table
 from ..thread import conversation_thread, tool_invocation
 
@@ -82,8 +82,7 @@ class ConversationRepository:
             conversation = session.get(Conversation, conversation_id)
             if conversation is None:
                 return None
-            conversation.title = title
-            conversation.updated_at = utcnow()
+            conversation.title = title  # not activity: `updated_at` (the history's order) stays
             return conversation
 
     def fork(
