@@ -61,7 +61,6 @@ def title_from(message: str) -> str:
     return cut.rstrip() + '…'
 
 
-
 @dataclass
 class TurnStart:
     """What is known when a turn begins."""
