@@ -14,9 +14,11 @@ help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(STAMP): pyproject.toml
+	@echo '==> Creating the virtual environment in $(VENV)'
 	$(PYTHON) -m venv $(VENV)
+	@echo '==> Installing Synapse and its development dependencies (a minute or two on a fresh machine)'
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	bash -o pipefail -c "$(BIN)/python -m pip install --progress-bar off -e '.[dev]' 2>&1 | awk '/^(Collecting|Successfully installed|ERROR)/ { print substr(\$$0, 1, 110); fflush() }'"
 	@touch $(STAMP)
 
 # The dashboard (frontend/, React + Vite) is built into the package; git ignores the output.
@@ -27,10 +29,12 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 CHROMIUM := /usr/bin/chromium
 
 $(NODE_MODULES): frontend/package-lock.json
+	@echo '==> Installing the dashboard build tools (npm ci)'
 	cd frontend && npm ci --no-audit --no-fund
 	@touch $(NODE_MODULES)
 
 $(DASHBOARD): $(NODE_MODULES) $(FRONTEND_SOURCES)
+	@echo '==> Building the dashboard'
 	cd frontend && npm run build
 
 frontend: $(DASHBOARD) ## Build the dashboard into the package (npm ci first when node_modules is stale)
@@ -46,11 +50,12 @@ browser: ## Install Debian's Chromium for the browser tests when /usr/bin/chromi
 
 install: $(STAMP) $(DASHBOARD) ## Create .venv, install Synapse with every development dependency, build the dashboard
 
-demo: install ## Install everything, then serve the offline demo agents on the embedded SQLite store
-	$(BIN)/synapse serve --demo
+demo: install ## Install everything, then serve the offline demo agents on the embedded SQLite store (PORT=8765)
+	@echo '==> Serving the demo agents'
+	$(BIN)/synapse serve --demo $(if $(PORT),--port $(PORT),)
 
-serve: install ## Install everything, then serve the agents of this folder
-	$(BIN)/synapse serve
+serve: install ## Install everything, then serve the agents of this folder (PORT=8765)
+	$(BIN)/synapse serve $(if $(PORT),--port $(PORT),)
 
 test: install browser test-frontend ## Install everything, then run every test: vitest, then pytest (browser tests included) on SQLite and PostgreSQL
 	SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) $(BIN)/python -m pytest --db all $(PYTEST_ARGS)
