@@ -19,9 +19,14 @@ function trim(n: number): string {
   return (n >= 100 ? n.toFixed(0) : n.toFixed(1)).replace(/\.0$/, '')
 }
 
-/** A cost in dollars; null means the price is unknown, which is not the same as free. */
+/** "1 tool", "2 tools", "1,240 tools"; `many` for a plural that is not `one` + "s". */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatInt(count)} ${count === 1 ? one : many}`
+}
+
+/** A cost in dollars; null means the price is unknown ("unpriced"), which is not the same as free. */
 export function formatCost(cost: number | null | undefined, currency = 'USD'): string {
-  if (cost === null || cost === undefined) return '—'
+  if (cost === null || cost === undefined) return 'unpriced'
   const symbol = currency === 'USD' ? '$' : `${currency} `
   if (cost === 0) return `${symbol}0`
   if (cost < 0.0001) return `<${symbol}0.0001`

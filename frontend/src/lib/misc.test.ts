@@ -25,7 +25,7 @@ describe('pageWindow', () => {
 
 describe('format', () => {
   it('never shows an unknown price as free', () => {
-    expect(formatCost(null)).toBe('—')
+    expect(formatCost(null)).toBe('unpriced')
     expect(formatCost(0)).toBe('$0')
     expect(formatCost(0.00213)).toBe('$0.0021')
     expect(formatCost(12.5)).toBe('$12.50')

@@ -47,4 +47,24 @@ describe('cost beside tokens', () => {
     rerender(header(0.1 + 0.2))
     expect(within(totals).getByTestId('conversation-cost')).toHaveTextContent(/^\$0\.30$/)
   })
+
+  it('counts tool calls in the header in the singular for one', () => {
+    const header = (toolCalls: number) => (
+      <PlaygroundHeader
+        agent={undefined}
+        title="Orders"
+        totals={{ input_tokens: 24, output_tokens: 10, cost: null, duration_ms: 1600, tool_calls: toolCalls }}
+        hasConversation
+        infoOpen={false}
+        onNew={() => undefined}
+        onClear={() => undefined}
+        onToggleInfo={() => undefined}
+      />
+    )
+    const { rerender } = render(header(1))
+    const totals = screen.getByTestId('conversation-totals')
+    expect(totals).toHaveTextContent(/unpriced1 tool$/)
+    rerender(header(2))
+    expect(totals).toHaveTextContent(/unpriced2 tools$/)
+  })
 })

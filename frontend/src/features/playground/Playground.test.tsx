@@ -191,4 +191,25 @@ describe('the playground', () => {
     expect(card).toHaveTextContent('Attachments are limited to 10 MB.')
     expect(screen.getByTestId('user-message')).toHaveTextContent('big file')
   })
+
+  it('an unknown conversation offers a new one in place of the composer, and that one can be sent to', async () => {
+    const server = controlledStream()
+    const requests = fakeServer(server)
+    renderAt(`/agents/${SLUG}/c/0193ffff-0000-7000-8000-00000000dead`)
+    const offer = await screen.findByRole('button', { name: 'Start a new conversation with support_agent' })
+    expect(screen.getByRole('alert')).toHaveTextContent('Not found')
+    expect(screen.queryByRole('textbox', { name: 'Message' })).not.toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Send (Enter)' })).not.toBeInTheDocument()
+    expect(screen.getByRole('button', { name: 'Clear conversation' })).toBeDisabled()
+
+    await userEvent.click(offer)
+    expect(screen.getByTestId('where')).toHaveTextContent(new RegExp(`^/agents/${SLUG}$`))
+    expect(await screen.findByTestId('playground-empty')).toBeInTheDocument()
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    expect(box).toBeEnabled()
+    await userEvent.type(box, 'Hello{Enter}')
+    const chat = requests.find((r) => r.url.endsWith('/chat'))!
+    expect((chat.init!.body as FormData).has('conversation_id')).toBe(false)
+  })
 })

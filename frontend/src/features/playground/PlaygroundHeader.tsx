@@ -1,7 +1,7 @@
 import { ArrowDown, ArrowUp, PanelRight, Plus, Trash2, Unlink } from '@/components/icons'
 import type { AgentInfo, ConversationTotals, ThreadConversation } from '@/lib/api/types'
 import { cn } from '@/lib/cn'
-import { formatInt, formatModel } from '@/lib/format'
+import { formatInt, formatModel, plural } from '@/lib/format'
 import { Badge } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
@@ -23,7 +23,7 @@ function Totals({ totals }: { totals: ConversationTotals }) {
           {formatInt(totals.output_tokens)}
         </span>
         <span data-testid="conversation-cost">{formatMoney(totals.cost)}</span>
-        <span>{totals.tool_calls} tools</span>
+        <span>{plural(totals.tool_calls, 'tool')}</span>
       </span>
     </Tooltip>
   )

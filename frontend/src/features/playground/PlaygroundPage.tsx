@@ -13,6 +13,7 @@ import { agentPath, conversationPath } from '@/features/conversations/paths'
 import { InfoPanel, parseInfoTab, type InfoTab } from '@/features/info/InfoPanel'
 import { Composer } from './Composer'
 import { ForkBar } from './ForkBar'
+import { MissingConversation } from './MissingConversation'
 import { ModelSelect } from './ModelSelect'
 import { PlaygroundEmpty } from './PlaygroundEmpty'
 import { PlaygroundHeader } from './PlaygroundHeader'
@@ -75,12 +76,14 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
 
   const agentMissing = agent.error instanceof ApiError && agent.error.status === 404
   const conversationMissing = detail.error instanceof ApiError && detail.error.status === 404 && session.live.length === 0
+  // An unknown conversation of a known agent: the composer gives way to starting a new one.
+  const offerNew = conversationMissing && !agentMissing
   const unavailable = agentMissing || detail.data?.conversation.agent_available === false
   const items = combineThread(detail.data?.messages, session.live)
   const totals = combineTotals(detail.data?.totals, session.live)
   const loadingThread = session.conversationId !== null && !detail.data && detail.error === undefined && session.live.length === 0
 
-  const drop = useFileDrop((dropped) => setFiles((current) => [...current, ...dropped]), !unavailable)
+  const drop = useFileDrop((dropped) => setFiles((current) => [...current, ...dropped]), !unavailable && !offerNew)
 
   useEffect(() => {
     input.current?.focus()
@@ -172,9 +175,9 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
         <PlaygroundHeader
           agent={agent.data}
           conversation={detail.data?.conversation}
-          title={detail.data?.conversation.title ?? (session.live[0]?.user.text.slice(0, 100) || null)}
+          title={conversationMissing ? 'Conversation not found' : (detail.data?.conversation.title ?? (session.live[0]?.user.text.slice(0, 100) || null))}
           totals={totals}
-          hasConversation={session.conversationId !== null}
+          hasConversation={session.conversationId !== null && !conversationMissing}
           infoOpen={infoTab !== null}
           onNew={startNew}
           onClear={() => setClearing(true)}
@@ -193,25 +196,29 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
         {detail.error !== undefined && !conversationMissing && !detail.data && (
           <ErrorState error={detail.error} retry={detail.reload} className="py-4" />
         )}
-        <Composer
-          busy={session.busy}
-          disabled={unavailable}
-          disabledReason="This agent is not available any more: the conversation is read-only."
-          files={files}
-          onFiles={setFiles}
-          onSend={send}
-          onStop={session.stop}
-          inputRef={input}
-          modelSelect={
-            <ModelSelect
-              models={models.data?.models ?? []}
-              value={selectedModel}
-              defaultId={defaultModel}
-              onChange={setModel}
-              disabled={session.busy || unavailable}
-            />
-          }
-        />
+        {offerNew ? (
+          <MissingConversation agentName={agent.data?.name} onStartNew={startNew} />
+        ) : (
+          <Composer
+            busy={session.busy}
+            disabled={unavailable}
+            disabledReason="This agent is not available any more: the conversation is read-only."
+            files={files}
+            onFiles={setFiles}
+            onSend={send}
+            onStop={session.stop}
+            inputRef={input}
+            modelSelect={
+              <ModelSelect
+                models={models.data?.models ?? []}
+                value={selectedModel}
+                defaultId={defaultModel}
+                onChange={setModel}
+                disabled={session.busy || unavailable}
+              />
+            }
+          />
+        )}
         {drop.dragging && (
           <div className="pointer-events-none absolute inset-2 z-20 flex flex-col items-center justify-center gap-2 rounded-xl border-2 border-dashed border-primary bg-background/85 text-sm font-medium" data-testid="drop-overlay">
             <Upload className="size-6 text-primary" />

@@ -5,7 +5,7 @@ import { useId, useState } from 'react'
 import type { ToolStatus } from '@/lib/api/types'
 import { cn } from '@/lib/cn'
 import { api } from '@/lib/api/client'
-import { formatDuration } from '@/lib/format'
+import { formatDuration, plural } from '@/lib/format'
 import { useResource } from '@/lib/resource'
 import type { ToolView } from '@/lib/thread'
 import { JsonView } from '@/components/json/JsonView'
@@ -133,7 +133,7 @@ export function ToolCard({ tool, defaultOpen = false }: { tool: ToolView; defaul
 /** Several calls of one step, stacked. */
 export function ToolStack({ tools }: { tools: ToolView[] }) {
   return (
-    <div className="flex flex-col gap-1.5" role="list" aria-label={`${tools.length} tool ${tools.length === 1 ? 'call' : 'calls'}`}>
+    <div className="flex flex-col gap-1.5" role="list" aria-label={plural(tools.length, 'tool call')}>
       {tools.map((tool, index) => (
         // By position: a live call and its stored copy have different ids.
         <div role="listitem" key={index}>
