@@ -6,10 +6,11 @@ plus a correlated `EXISTS` on `tool_invocations` for the tools filter and the se
 fork filters are plain conditions on `conversations` (each scope part and `forked_from_id` has its
 own index), so they add no statement. Statements per call, whatever the data size: two for a plain
 or filtered list (the total, the page); two for a tools filter (the page, then its count capped at
-`COUNT_CAP` rows past the page; one on the last page); three for a search (the two index probes,
-then the page with its total, or for a common term the walk with its lower bound), up to seven
-when a walk finds the term sparse and goes back to the index — one more when a page past the end
-is asked for.
+`COUNT_CAP` rows past the page; one on the last page); for a search, the index probe (titles and
+messages in one statement), then the page with its total, or for a common term the walk with its
+lower bound, and more when a walk finds the term sparse and goes back to the index — one more when
+a page past the end is asked for. The route adds one statement for the search snippets
+(`snippets.py`).
 
 A conversation's replay is `thread.py`; the API's shape of both is `web/routes/schemas.py`.
 """

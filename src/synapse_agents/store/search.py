@@ -47,6 +47,7 @@ from sqlalchemy import (
     or_,
     select,
     text,
+    union_all,
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
@@ -148,9 +149,11 @@ def _sqlite_probe(id_column: Any, text: Any, table: str, term: str, limit: int) 
     its FTS index (`<table>_fts`) for a term of three characters or more, else by scanning."""
     matched = _sqlite_contains(text, term)
     if len(term) < 3:
-        return select(id_column, matched).where(matched).limit(limit)
+        return select(id_column.label('id'), matched.label('matched')).where(matched).limit(limit)
     rowid: ColumnElement[int] = literal_column(f'{table}.rowid', Integer)
-    return select(id_column, matched).where(rowid.in_(_fts_candidates(f'{table}_fts', term, limit)))
+    return select(id_column.label('id'), matched.label('matched')).where(
+        rowid.in_(_fts_candidates(f'{table}_fts', term, limit))
+    )
 
 
 def _message_probe(dialect: str, term: str, limit: int) -> Select[str, Any]:
@@ -161,7 +164,9 @@ def _message_probe(dialect: str, term: str, limit: int) -> Select[str, Any]:
     # never ends for a rare term; unordered, a rare term is read through the index and a common one
     # stops a sequential scan early.
     return (
-        select(Message.conversation_id, literal_column('true')).where(_pg_message_contains(term)).limit(limit)
+        select(Message.conversation_id.label('id'), literal_column('true').label('matched'))
+        .where(_pg_message_contains(term))
+        .limit(limit)
     )
 
 
@@ -170,20 +175,28 @@ def _title_probe(dialect: str, term: str, limit: int) -> Select[str, Any]:
     if dialect == 'sqlite':
         return _sqlite_probe(Conversation.id, Conversation.title, 'conversations', term, limit)
     return (
-        select(Conversation.id, literal_column('true'))
+        select(Conversation.id.label('id'), literal_column('true').label('matched'))
         .where(Conversation.title.ilike(f'%{escape_like(term)}%', escape='\\'))
         .limit(limit)
     )
 
 
 def probe(connection: Connection | Session, dialect: str, term: str, cap: int | None = None) -> SearchProbe:
-    """The conversations whose title or message text contains `term`, read through the index; two
-    statements. Complete unless more than `cap` (default `SEARCH_CAP`) messages or titles match."""
+    """The conversations whose title or message text contains `term`, read through the index; one
+    statement. Complete unless more than `cap` (default `SEARCH_CAP`) messages or titles match."""
     over = (SEARCH_CAP if cap is None else cap) + 1
-    messages = connection.execute(_message_probe(dialect, term, over)).all()
-    titles = connection.execute(_title_probe(dialect, term, over)).all()
-    complete = len(messages) < over and len(titles) < over
-    ids = dict.fromkeys(row[0] for row in [*messages, *titles] if row[1])
+    # One statement: each probe keeps its own LIMIT inside a subquery (planned as on its own).
+    arms = []
+    for kind, probed in (
+        ('m', _message_probe(dialect, term, over)),
+        ('t', _title_probe(dialect, term, over)),
+    ):
+        found = probed.subquery()
+        arms.append(select(literal_column(f"'{kind}'").label('kind'), *found.c))
+    rows = connection.execute(union_all(*arms)).all()
+    messages = sum(1 for row in rows if row[0] == 'm')
+    complete = messages < over and len(rows) - messages < over
+    ids = dict.fromkeys(row[1] for row in rows if row[2])
     return SearchProbe(list(ids), complete)
 
 

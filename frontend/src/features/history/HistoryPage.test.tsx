@@ -4,7 +4,7 @@ import { render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { MemoryRouter, useLocation } from 'react-router'
 import { App } from '@/app/App'
-import type { ConversationRow } from '@/lib/api/types'
+import type { ConversationRow, ConversationsResponse } from '@/lib/api/types'
 import { resetResources } from '@/lib/resource'
 
 const id = (n: number) => `0193aaaa-0000-7000-8000-${String(n).padStart(12, '0')}`
@@ -28,16 +28,18 @@ function Where() {
 }
 
 let queries: URLSearchParams[] = []
+let listed: ConversationsResponse['conversations'] = rows
 
 beforeEach(() => {
   resetResources()
   queries = []
+  listed = rows
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string) => {
       if (url.startsWith('/api/conversations?')) {
         queries.push(new URLSearchParams(url.split('?')[1]))
-        return Response.json({ conversations: rows, total: rows.length, total_exact: true, page: 1, page_size: 25, pages: 1 })
+        return Response.json({ conversations: listed, total: listed.length, total_exact: true, page: 1, page_size: 25, pages: 1 })
       }
       if (url === '/api/agents') return Response.json({ agents: [], problems: [], targets: [], project_root: '/p' })
       return Response.json({ error: { code: 'not_found', message: url } }, { status: 404 })
@@ -55,6 +57,21 @@ const renderAt = (path: string) =>
   )
 
 describe('History', () => {
+  it('shows a search result\'s snippet under its title with the matches marked', async () => {
+    listed = [
+      { ...row(5, 'Orders'), snippet: '…the parcel left the depot at <b>noon</b>…', snippet_matches: [[21, 26]] },
+      row(6, 'Depot visit'),
+    ]
+    renderAt('/history?search=depot')
+    const table = await screen.findByRole('table', { name: 'Conversations' })
+    const [withSnippet, without] = within(table).getAllByTestId('history-row')
+    const snippet = within(withSnippet!).getByTestId('search-snippet')
+    expect(snippet).toHaveTextContent('…the parcel left the depot at <b>noon</b>…')
+    expect(Array.from(snippet.querySelectorAll('mark')).map((mark) => mark.textContent)).toEqual(['depot'])
+    expect(snippet.querySelector('b')).toBeNull()
+    expect(within(without!).queryByTestId('search-snippet')).not.toBeInTheDocument()
+  })
+
   it('groups a fork under its source and links a fork whose source is elsewhere', async () => {
     renderAt('/history')
     const table = await screen.findByRole('table', { name: 'Conversations' })

@@ -7,7 +7,8 @@ import { ConversationMenu } from '@/features/conversations/ConversationMenu'
 import { conversationPath } from '@/features/conversations/paths'
 import { OriginBadge, ScopeLine } from '@/features/conversations/ScopeChips'
 import { formatMoney } from '@/features/spend/money'
-import { groupForks, type HistoryEntry } from './forkGroups'
+import { groupForks, type HistoryEntry, type HistoryRow } from './forkGroups'
+import { SearchSnippet } from './SearchSnippet'
 
 function Status({ status }: { status: ConversationRow['status'] }) {
   return status === 'error' ? (
@@ -26,8 +27,18 @@ const MAX_INDENT = 4
 
 function Title({ entry, path }: { entry: HistoryEntry; path: string }) {
   const { row, depth, forkOf } = entry
+  const indent = depth ? { paddingLeft: `${Math.min(depth, MAX_INDENT) * INDENT_REM}rem` } : undefined
   return (
-    <div className="flex min-w-0 items-center gap-1.5" style={depth ? { paddingLeft: `${Math.min(depth, MAX_INDENT) * INDENT_REM}rem` } : undefined}>
+    <div className="min-w-0" style={indent}>
+      <TitleLine row={row} depth={depth} forkOf={forkOf} path={path} />
+      {row.snippet && <SearchSnippet text={row.snippet} matches={row.snippet_matches ?? []} className="mt-0.5 block truncate text-xs text-muted-foreground" />}
+    </div>
+  )
+}
+
+function TitleLine({ row, depth, forkOf, path }: HistoryEntry & { path: string }) {
+  return (
+    <div className="flex min-w-0 items-center gap-1.5">
       {(depth > 0 || forkOf) && <GitFork className="size-3.5 shrink-0 text-muted-foreground" aria-label="Fork" role="img" />}
       <Link to={path} onClick={(event) => event.stopPropagation()} className="min-w-0 truncate text-[13px] font-medium hover:underline">
         {row.title || 'Untitled'}
@@ -46,7 +57,7 @@ function Title({ entry, path }: { entry: HistoryEntry; path: string }) {
   )
 }
 
-export function HistoryTable({ rows }: { rows: ConversationRow[] }) {
+export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
   const navigate = useNavigate()
   return (
     <Table aria-label="Conversations">

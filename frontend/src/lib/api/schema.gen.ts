@@ -114,7 +114,8 @@ export interface paths {
         };
         /**
          * Conversations
-         * @description A page of conversations (25) matching the filters, newest first by default, and the total.
+         * @description A page of conversations (25) matching the filters, newest first by default, and the total; for a
+         *     search each row carries a snippet of where the term matched.
          */
         get: operations["conversations_api_conversations_get"];
         put?: never;
@@ -1444,12 +1445,83 @@ export interface components {
             agents: components["schemas"]["ConfiguredAgent"][];
         };
         /**
+         * ConversationListRow
+         * @description A row of the history list: a conversation, and for a search where the term matched.
+         */
+        ConversationListRow: {
+            /** Id */
+            id: string;
+            /** Agent Key */
+            agent_key: string;
+            /** Agent Name */
+            agent_name: string;
+            /** Title */
+            title: string;
+            /**
+             * Status
+             * @description Whether the conversation has an error card.
+             * @enum {string}
+             */
+            status: "success" | "error";
+            /**
+             * Origin
+             * @description Where it was opened: playground, app, task or workflow.
+             */
+            origin: string;
+            tenant: components["schemas"]["ScopeRef"] | null;
+            actor: components["schemas"]["ScopeRef"] | null;
+            subject: components["schemas"]["ScopeRef"] | null;
+            /**
+             * Forked From Id
+             * @description The conversation this one was forked from (its id stays after that one is deleted).
+             */
+            forked_from_id: string | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Total Tokens */
+            total_tokens: number;
+            /**
+             * Cost
+             * @description USD; null when a price is unknown.
+             */
+            cost: number | null;
+            /** Message Count */
+            message_count: number;
+            /** Tool Count */
+            tool_count: number;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+            /**
+             * Updated At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            updated_at: string;
+            /**
+             * Snippet
+             * @description For a search: about 160 characters around the first match, in the title or else the first matching message, cut at word boundaries ("…" marks a cut). Absent without a search.
+             */
+            snippet?: string | null;
+            /**
+             * Snippet Matches
+             * @description With `snippet`: the [start, end) offsets, in Unicode code points, of each match in it.
+             */
+            snippet_matches?: [
+                number,
+                number
+            ][] | null;
+        };
+        /**
          * ConversationPage
          * @description One page (25) of the history list.
          */
         ConversationPage: {
             /** Conversations */
-            conversations: components["schemas"]["ConversationRow"][];
+            conversations: components["schemas"]["ConversationListRow"][];
             /** Total */
             total: number;
             /**

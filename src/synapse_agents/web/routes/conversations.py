@@ -20,9 +20,10 @@ from ...store.forks import ConversationNotFound, NotAUserMessage, TurnInFlight
 from ...store.history import PAGE_SIZE, ConversationFilters, ScopeFilter
 from ...store.ids import is_valid_id, shown_id
 from ...store.rows import summary_of
+from ...store.snippets import Snippet, page_snippets
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses, require_id
-from .schemas import ConversationPage, ConversationRow, Deleted
+from .schemas import ConversationListRow, ConversationPage, ConversationRow, Deleted
 from .thread_schemas import Thread, ToolInvocationFull
 
 router = APIRouter(tags=['conversations'])
@@ -123,7 +124,8 @@ async def conversations(
     sort: Annotated[Literal['newest', 'oldest'], Query()] = 'newest',
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> ConversationPage:
-    """A page of conversations (25) matching the filters, newest first by default, and the total."""
+    """A page of conversations (25) matching the filters, newest first by default, and the total; for a
+    search each row carries a snippet of where the term matched."""
     if forked_from is not None and not is_valid_id(forked_from):
         raise ApiError(
             422,
@@ -146,9 +148,12 @@ async def conversations(
         page=page,
     )
     rows, total, exact = await run_in_threadpool(context.store.conversations.page, filters)
+    snippets: dict[str, Snippet | None] = {}
+    if filters.search and rows:
+        snippets = await run_in_threadpool(page_snippets, context.store, rows, filters.search)
     pages = (total + PAGE_SIZE - 1) // PAGE_SIZE
     return ConversationPage(
-        conversations=[ConversationRow.of(row) for row in rows],
+        conversations=[ConversationListRow.listed(row, snippets.get(row.id)) for row in rows],
         total=total,
         total_exact=exact,
         page=page,

@@ -26,6 +26,7 @@ from ...store.rows import (
     ConversationSummary,
     Ref,
 )
+from ...store.snippets import Snippet
 from .chat_schemas import STREAM_EVENT as STREAM_EVENT
 from .chat_schemas import STREAM_RESPONSE_HEADERS as STREAM_RESPONSE_HEADERS
 from .chat_schemas import ModelList as ModelList
@@ -115,10 +116,36 @@ def row_fields(c: ConversationSummary) -> dict[str, Any]:
     }
 
 
+class ConversationListRow(ConversationRow):
+    """A row of the history list: a conversation, and for a search where the term matched."""
+
+    # Left out of the answer when there is no snippet (a list without a search), so such a row
+    # is exactly a `ConversationRow`.
+    snippet: str | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description='For a search: about 160 characters around the first match, in the title or else '
+        'the first matching message, cut at word boundaries ("…" marks a cut). Absent without a search.',
+    )
+    snippet_matches: list[tuple[int, int]] | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description='With `snippet`: the [start, end) offsets, in Unicode code points, of each match in it.',
+    )
+
+    @classmethod
+    def listed(cls, c: ConversationSummary, snippet: Snippet | None) -> ConversationListRow:
+        return cls(
+            **row_fields(c),
+            snippet=snippet.text if snippet is not None else None,
+            snippet_matches=snippet.matches if snippet is not None else None,
+        )
+
+
 class ConversationPage(BaseModel):
     """One page (25) of the history list."""
 
-    conversations: list[ConversationRow]
+    conversations: list[ConversationListRow]
     total: int
     total_exact: bool = Field(
         description='False when a common search term was capped: `total` is a lower bound.'
