@@ -256,7 +256,7 @@ class ChatCompletions(BaseHTTPRequestHandler):
         self.wfile.write(answer)
 
     def log_message(self, *args: Any) -> None:
-        pass
+        pass  # keep the test output quiet (BaseHTTPRequestHandler logs every request to stderr)
 
 
 @pytest.fixture

@@ -203,7 +203,7 @@ class Spending(AbstractCapability[Any]):
                 if counted.input_tokens:
                     return counted.input_tokens
             except NotImplementedError:
-                pass
+                pass  # this model cannot count tokens: the estimate below stands in
             except Exception:
                 logger.warning('counting tokens failed; estimating them from characters', exc_info=True)
         return estimated_input_tokens(request_context.messages, request_context.model_request_parameters)

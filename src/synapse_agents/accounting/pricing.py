@@ -163,7 +163,7 @@ def genai_cost(
                 ).total_price
             )
         except (LookupError, ValueError):
-            pass
+            pass  # no price for this provider URL: look the model up by name below
     try:
         return Decimal(calc_price(usage, model, provider_id=provider, genai_request_timestamp=at).total_price)
     except (LookupError, ValueError):
