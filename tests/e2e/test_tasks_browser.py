@@ -88,9 +88,20 @@ OVERFLOW = """(root) => {
 }"""
 
 
+def _fits(found: dict[str, Any]) -> bool:
+    root_scroll, root_client, document_scroll, width = found['scroll']
+    return bool(root_scroll <= root_client and document_scroll <= width and found['wide'] == [])
+
+
 def assert_fits(page: Page, selector: str) -> None:
-    """Nothing under `selector` makes the page scroll sideways."""
+    """Nothing under `selector` makes the page scroll sideways, once the layout has settled (the
+    sidebar's collapse is animated: measured mid-way, the column is still narrow)."""
     found = page.locator(selector).evaluate(OVERFLOW)
+    for _ in range(30):
+        if _fits(found):
+            break
+        page.wait_for_timeout(100)
+        found = page.locator(selector).evaluate(OVERFLOW)
     root_scroll, root_client, document_scroll, width = found['scroll']
     assert root_scroll <= root_client and document_scroll <= width, found
     assert found['wide'] == [], found
