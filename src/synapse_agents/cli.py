@@ -245,6 +245,11 @@ def prune(
         if not _confirm(f'Delete {count} conversations not updated in {days} days?', yes):
             raise typer.Exit(1)
         _report_deletion(store.conversations.prune(days), f'(older than {days} days)')
+        from datetime import UTC, datetime, timedelta
+
+        from .traces.read import prune_older
+
+        prune_older(store, datetime.now(UTC) - timedelta(days=days))
 
 
 def clear(

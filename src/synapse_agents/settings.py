@@ -223,9 +223,56 @@ class Settings(BaseSettings):
         'environment).',
     )
 
-    _agents_split = field_validator('agents', 'models', 'allowed_hosts', 'trusted_proxies', mode='before')(
-        _split_list
+    debug: bool = Field(
+        False,
+        description='Record a debug log for every model call of every run (requests and responses, '
+        'nested runs included) and its trace tree. Off: only the playground records them (debug_playground).',
     )
+    debug_playground: bool = Field(
+        True, description="Record debug logs and traces for the playground's turns."
+    )
+    debug_agents: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        examples=[['support', 'config:triage']],
+        description='Agents (slugs) whose runs always record debug logs, wherever they run '
+        '(comma-separated in the environment). An agent can also say so itself: '
+        "metadata={'synapse.debug': True} (or False to never record).",
+    )
+    debug_body_bytes: int = Field(
+        262_144,
+        ge=1024,
+        description='The largest request, history or response body kept in a debug log (bytes of '
+        'JSON); a larger one is kept as a preview with its size. Stored compressed.',
+    )
+    otel_endpoint: str | None = Field(
+        None,
+        examples=['http://127.0.0.1:4318'],
+        description='An OTLP/HTTP collector every run Synapse executes is exported to, with '
+        "pydantic-ai's own instrumentation (/v1/traces is added to a bare URL). Unset: not exported.",
+    )
+    otel_headers: SecretStr | None = Field(
+        None,
+        examples=['Authorization=Basic abc123'],
+        description='Headers sent to otel_endpoint, as key=value,key2=value2.',
+    )
+
+    _agents_split = field_validator(
+        'agents', 'models', 'allowed_hosts', 'trusted_proxies', 'debug_agents', mode='before'
+    )(_split_list)
+
+    @field_validator('otel_endpoint')
+    @classmethod
+    def _otel_url(cls, value: str | None) -> str | None:
+        from urllib.parse import urlsplit
+
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ('http', 'https') or not parts.netloc:
+            raise ValueError(
+                f'{value!r} is not an http(s) URL of an OTLP/HTTP collector (e.g. http://127.0.0.1:4318)'
+            )
+        return value.strip()
 
     @field_validator('env', mode='before')
     @classmethod

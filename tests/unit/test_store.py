@@ -180,6 +180,9 @@ def test_delete_cascades_to_rows_and_files(store: Store) -> None:
         'messages': 2,
         'tool_invocations': 1,
         'llm_calls': 1,
+        'trace_runs': 0,
+        'debug_logs': 0,
+        'trace_tools': 0,
         'files': 2,
         'bytes': 6,
     }

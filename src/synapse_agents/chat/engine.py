@@ -28,6 +28,7 @@ from ..settings import Settings
 from ..store import Conversation, Store
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
+from ..traces.sink import current_place
 from .attachments import SavedAttachment, save_uploads
 from .events import Notice, TurnEvent
 from .model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
@@ -114,7 +115,9 @@ class ChatEngine:
             scope=scope,
             usage_limits=turn.usage_limits,
             capabilities=tuple(turn.capabilities),
-            parent_run_id=turn.parent_run_id,
+            parent_run_id=_parent_run_id(turn),
+            trace_parent=turn.trace_parent,
+            workflow_run_id=turn.workflow_run_id,
             pricer=prices,
             settings=self.settings,
             price_hint=chosen if chosen in prices.book.models else None,
@@ -126,6 +129,16 @@ class ChatEngine:
         Close the generator (`contextlib.aclosing`) when you stop reading early: the turn is then
         stored as interrupted at once rather than when the generator is collected."""
         return TurnStream(turn, self.writes, self.attachments_dir).events()
+
+
+def _parent_run_id(turn: TurnRequest) -> str | None:
+    """The run that started this turn: the one declared, else the traced run the caller is inside."""
+    if turn.parent_run_id is not None:
+        return turn.parent_run_id
+    if turn.trace_parent is not None:
+        return turn.trace_parent.run_id
+    place = current_place()
+    return place.run_id if place is not None else None
 
 
 def _check_conversation(

@@ -16,6 +16,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.usage import UsageLimits
 
 from ..store.ids import is_valid_id
+from ..traces.sink import RunPlace
 from .attachments import Upload
 from .scope import Scope
 from .target import TurnTarget
@@ -53,7 +54,13 @@ class TurnRequest:
     capabilities: Sequence[AbstractCapability[Any]] = ()
     """Added to the run beside Synapse's recorder (the agent itself is never changed)."""
     parent_run_id: str | None = None
-    """The run that started this turn (a workflow step's, a task's), kept on each ledger row."""
+    """The run that started this turn (a workflow step's, a task's), kept on each ledger row. None:
+    the run the caller is inside, when it is a traced run (a tool that opens a conversation)."""
+    trace_parent: RunPlace | None = None
+    """Where the run that started this turn sits in its trace tree, when that run is in another
+    process (a task queued from a tool): the turn's run joins that tree."""
+    workflow_run_id: str | None = None
+    """The workflow run this turn is a step of (kept on its trace and debug logs)."""
 
     def __post_init__(self) -> None:
         if self.origin not in ORIGINS:

@@ -88,6 +88,9 @@ class TurnTarget:
     """Why its own model cannot be built (another model chosen in the playground still runs)."""
     preset: str | None = None
     """The registry preset a configured agent runs with (its ledger rows and spending limits name it)."""
+    kind: str = 'code'
+    """How the agent is known: `code` (discovered), `config` (configured), `ephemeral` (an agent
+    object the Python API was handed that discovery does not know): its runs' trace origin."""
 
     @classmethod
     def from_discovered(cls, found: Any) -> TurnTarget:
@@ -120,6 +123,7 @@ class TurnTarget:
         """For an agent passed in directly; its own model id is read from the agent."""
         name = agent.name or 'agent'
         kwargs.setdefault('own_model_id', model_id_of(agent.model))
+        kwargs.setdefault('kind', 'ephemeral')
         return cls(agent=agent, slug=slug or name, name=name, **kwargs)
 
 

@@ -41,6 +41,8 @@ from ..store.files import remove_inside
 from ..store.ids import is_valid_id, new_id
 from ..store.turn_writes import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
 from ..store.write_queue import TurnWrites, WriteQueue
+from ..traces.sink import RunPlace
+from ..traces.turns import traced_turn
 from .attachments import SavedAttachment
 from .events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from .model_choice import MissingApiKey
@@ -91,6 +93,9 @@ class PreparedTurn:
     """Currencies, `usage_recorder`, `default_max_output_tokens` (None: their defaults)."""
     price_hint: str | None = None
     """The registry model key the turn chose, when the registry prices it."""
+    trace_parent: RunPlace | None = None
+    """Where the run that started this one sits in its trace tree (a run in another process)."""
+    workflow_run_id: str | None = None
 
     def meta(self, **values: Any) -> dict[str, Any]:
         """The assistant row's `meta`: `values`, and the configured agent's version when there is one."""
@@ -199,27 +204,29 @@ class TurnStream:
             prompt: str | list[UserContent] = turn.message
             if turn.attachments:
                 prompt = [turn.message, *(a.content() for a in turn.attachments)]
-            async with agent.run_stream_events(
-                prompt,
-                message_history=turn.history or None,
-                model=turn.model,
-                deps=deps,
-                usage_limits=turn.usage_limits,
-                metadata={METADATA_KEY: turn.scope.as_json()},
-                capabilities=[self.recorder, self.spending, *turn.capabilities],
-            ) as handle:
-                self.handle = handle
-                async for event in handle:
-                    if isinstance(event, AgentRunResultEvent):
-                        failure = await self._complete(event.result)
-                        if failure is not None:
-                            break
-                    yield event
-                    if self.recorder.notices:
-                        notices = list(self.recorder.notices)
-                        self.recorder.notices.clear()
-                        for notice in notices:
-                            yield notice
+            with traced_turn(turn, self.queue):
+                async with agent.run_stream_events(
+                    prompt,
+                    message_history=turn.history or None,
+                    model=turn.model,
+                    deps=deps,
+                    usage_limits=turn.usage_limits,
+                    metadata={METADATA_KEY: turn.scope.as_json()},
+                    capabilities=[self.recorder, self.spending, *turn.capabilities],
+                    run_id=turn.run_id,
+                ) as handle:
+                    self.handle = handle
+                    async for event in handle:
+                        if isinstance(event, AgentRunResultEvent):
+                            failure = await self._complete(event.result)
+                            if failure is not None:
+                                break
+                        yield event
+                        if self.recorder.notices:
+                            notices = list(self.recorder.notices)
+                            self.recorder.notices.clear()
+                            for notice in notices:
+                                yield notice
         except Exception as error:
             failure = await self._fail(error)
         except BaseException:

@@ -25,6 +25,7 @@ def register_routes() -> Sequence[APIRouter]:
     from ..accounting.routes import router as accounting_router
     from ..registry.routes import router as registry_router
     from ..tasks.routes import router as tasks_router
+    from ..traces.routes import router as traces_router
     from ..web import api_docs, login
     from ..web.routes import agents, attachments, chat, conversations, extensions, health
 
@@ -40,6 +41,7 @@ def register_routes() -> Sequence[APIRouter]:
         registry_router,
         accounting_router,
         tasks_router,
+        traces_router,
     ]
 
 
@@ -52,6 +54,7 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:
         DashboardArea(name='registry', path='/registry', label='Registry'),
         DashboardArea(name='spend', path='/spend', label='Spend'),
         DashboardArea(name='tasks', path='/tasks', label='Tasks'),
+        DashboardArea(name='traces', path='/traces', label='Traces'),
     ]
 
 

@@ -113,6 +113,7 @@ class ConfiguredAgent:
             access=self.access,
             setup_error=self.setup_error,
             own_model_error=self.own_model_error,
+            kind='config',
         )
 
 

@@ -47,8 +47,16 @@ def sweep(store: Store) -> tuple[int, int]:
 
 
 def prune(store: Store, days: int) -> int:
-    """Remove conversations not updated for `days` days; how many were removed."""
+    """Remove conversations not updated for `days` days (their traces and debug logs with them) and
+    the traces older than that of runs outside any conversation; how many conversations were removed."""
+    from datetime import UTC, datetime, timedelta
+
+    from ..traces.read import prune_older
+
     report = store.conversations.prune(days)
+    traces = prune_older(store, datetime.now(UTC) - timedelta(days=days))
+    if traces:
+        logger.warning('auto-prune removed %d traces older than %d days', traces, days)
     if report.conversations:
         logger.warning('auto-prune removed %d conversations older than %d days', report.conversations, days)
     return report.conversations

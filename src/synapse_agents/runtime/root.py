@@ -152,6 +152,9 @@ class SynapseRuntime:
         if self.chat is not None:
             chat, self.chat = self.chat, None
             await anyio.to_thread.run_sync(chat.close)
+        from ..traces.provider import flush
+
+        await anyio.to_thread.run_sync(flush)  # spans waiting for the OTLP exporter go out now
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[SynapseRuntime]:

@@ -71,4 +71,5 @@ class Store:
 from ..accounting import tables as _accounting_tables  # noqa: E402, F401
 from ..registry import tables as _registry_tables  # noqa: E402, F401
 from ..tasks import tables as _task_tables  # noqa: E402, F401
+from ..traces import tables as _trace_tables  # noqa: E402, F401
 from . import conversation_log as _conversation_log  # noqa: E402, F401

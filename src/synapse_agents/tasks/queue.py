@@ -18,6 +18,7 @@ from sqlalchemy import func, insert, select, update
 
 from ..store.ids import is_valid_id, new_id
 from ..store.schema import utcnow
+from ..traces.sink import current_place
 from .errors import TaskError, not_found
 from .tables import FINAL, AgentLog, AgentTask, StandingAgent
 
@@ -68,7 +69,14 @@ def task_values(
         'input_tokens': 0,
         'output_tokens': 0,
         'created_at': now,
+        'trace_parent': _trace_parent(),
     }
+
+
+def _trace_parent() -> dict[str, Any] | None:
+    """The traced agent run the caller is inside (a tool that fires an event), as stored."""
+    place = current_place()
+    return place.as_json() if place is not None else None
 
 
 def enqueue_manual(store: Store, standing_id: str, *, now: datetime | None = None) -> str:

@@ -29,6 +29,7 @@ from ..chat.events import TurnFailed, TurnFinished, TurnStarted
 from ..chat.request import TurnRequest
 from ..chat.scope import Scope
 from ..store.schema import utcnow
+from ..traces.sink import RunPlace
 from . import queue
 from .agents import target_for
 from .queue import Outcome
@@ -148,6 +149,7 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
         module='task',
         scope=scope_of(task),
         capabilities=(TaskSteps(log),),
+        trace_parent=RunPlace.from_json(task.trace_parent),
     )
     try:
         prepared = await engine.prepare(request)

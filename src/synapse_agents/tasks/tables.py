@@ -116,6 +116,9 @@ class AgentTask(Base):
     error: Mapped[str | None] = mapped_column(Text)
     conversation_id: Mapped[str | None] = mapped_column(String(36))
     run_id: Mapped[str | None] = mapped_column(String(36))
+    trace_parent: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    """The agent run the task was queued from (`traces.sink.RunPlace` as JSON), so its run joins that
+    run's trace tree; None when it was queued outside any run."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (

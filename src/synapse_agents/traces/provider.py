@@ -1,0 +1,160 @@
+"""Switch on pydantic-ai's instrumentation once per process, on a tracer provider of Synapse's own.
+
+`install()` calls `Agent.instrument_all` with `InstrumentationSettings` on a private
+`TracerProvider` (the app's global OpenTelemetry provider is never touched). Its sampler records a
+span only while a `TraceSink` is open (`traces.sink`), so runs Synapse does not trace cost one
+non-recording span each. Recorded spans go to the trace processor (debug logs) and, when the sink
+names an OTLP endpoint, to that endpoint's batch exporter (`export_to`).
+
+An app that already called `Agent.instrument_all` (Logfire's `instrument_pydantic_ai` does) keeps
+its own instrumentation: Synapse then records no traces and says so once in its log. An agent built
+with its own `instrument=` is traced by that setting, not Synapse's.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.util.types import Attributes
+
+from .processor import processor
+from .sink import current_sink
+
+logger = logging.getLogger('synapse.traces')
+
+_lock = threading.Lock()
+_installed: bool | None = None
+
+
+class _SinkSampler(Sampler):
+    """Records a span only while a trace sink is open."""
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: Any = None,
+    ) -> SamplingResult:
+        if current_sink() is None:
+            return SamplingResult(Decision.DROP)
+        return SamplingResult(Decision.RECORD_AND_SAMPLE, attributes)
+
+    def get_description(self) -> str:
+        return 'SynapseTraceSink'
+
+
+class _Exports(SpanProcessor):
+    """Sends each span to the OTLP endpoint its sink named (one batch exporter per endpoint)."""
+
+    def __init__(self) -> None:
+        self._targets: dict[int, str] = {}
+        self._exporters: dict[str, BatchSpanProcessor] = {}
+        self._headers: dict[str, dict[str, str]] = {}
+
+    def configure(self, endpoint: str, headers: dict[str, str]) -> None:
+        self._headers[endpoint] = headers
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        sink = current_sink()
+        if sink is not None and sink.export is not None:
+            self._targets[span.context.span_id] = sink.export
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if span.context is None:
+            return
+        endpoint = self._targets.pop(span.context.span_id, None)
+        if endpoint is not None:
+            self._exporter(endpoint).on_end(span)
+
+    def _exporter(self, endpoint: str) -> BatchSpanProcessor:
+        with _lock:
+            exporter = self._exporters.get(endpoint)
+            if exporter is None:
+                from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+                exporter = BatchSpanProcessor(
+                    OTLPSpanExporter(endpoint=endpoint, headers=self._headers.get(endpoint) or None),
+                    schedule_delay_millis=1000,
+                )
+                self._exporters[endpoint] = exporter
+            return exporter
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return all(exporter.force_flush(timeout_millis) for exporter in list(self._exporters.values()))
+
+    def shutdown(self) -> None:
+        for exporter in list(self._exporters.values()):
+            exporter.shutdown()  # type: ignore[no-untyped-call]
+
+
+_EXPORTS = _Exports()
+
+
+def traces_endpoint(url: str) -> str:
+    """The OTLP/HTTP traces URL for `otel_endpoint`: `/v1/traces` is added to a bare collector URL."""
+    trimmed = url.rstrip('/')
+    return trimmed if trimmed.endswith('/v1/traces') else f'{trimmed}/v1/traces'
+
+
+def parse_headers(value: str | None) -> dict[str, str]:
+    """`key=value,key2=value2` (the OTEL_EXPORTER_OTLP_HEADERS form) as a dict."""
+    headers: dict[str, str] = {}
+    for item in (value or '').split(','):
+        key, sep, val = item.partition('=')
+        if sep and key.strip():
+            headers[key.strip()] = val.strip()
+    return headers
+
+
+def export_to(url: str | None, headers: str | None = None) -> str | None:
+    """The endpoint key a sink exports to (None when `url` is None); registers its headers."""
+    if not url:
+        return None
+    endpoint = traces_endpoint(url)
+    _EXPORTS.configure(endpoint, parse_headers(headers))
+    return endpoint
+
+
+def install() -> bool:
+    """Instrument every pydantic-ai agent of this process for Synapse's traces; False when the app
+    instruments them itself (see the module docstring)."""
+    global _installed
+    with _lock:
+        if _installed is not None:
+            return _installed
+        from pydantic_ai import Agent
+        from pydantic_ai.models.instrumented import InstrumentationSettings
+
+        if Agent._instrument_default is not False:
+            logger.warning(
+                'pydantic-ai agents are already instrumented (Agent.instrument_all was called): '
+                "Synapse's traces and debug logs stay empty; OpenTelemetry goes where the app sends it"
+            )
+            _installed = False
+            return False
+        resource = Resource.create({'service.name': os.environ.get('OTEL_SERVICE_NAME', 'synapse')})
+        provider = TracerProvider(sampler=_SinkSampler(), resource=resource)
+        provider.add_span_processor(processor())
+        provider.add_span_processor(_EXPORTS)
+        Agent.instrument_all(InstrumentationSettings(tracer_provider=provider, include_binary_content=False))
+        _installed = True
+        return True
+
+
+def flush(timeout_millis: int = 10_000) -> bool:
+    """Send the spans waiting in the exporters now (at shutdown, and in tests)."""
+    return _EXPORTS.force_flush(timeout_millis)
