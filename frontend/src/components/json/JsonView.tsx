@@ -123,14 +123,15 @@ export function JsonView({
   copy?: boolean
 }) {
   return (
-    <div className={cn('group/json relative rounded-md border bg-muted/40 py-2 pr-8 font-mono text-xs leading-5', className)} data-testid="json-view">
+    <div className={cn('group/json relative rounded-md border bg-muted/40 py-2 pl-1.5 pr-8 font-mono text-xs leading-5', className)} data-testid="json-view">
       {copy && (
         <CopyButton
           text={() => (typeof value === 'string' ? value : JSON.stringify(value, null, 2))}
           className="absolute right-1 top-1 opacity-0 group-hover/json:opacity-100 focus-visible:opacity-100"
         />
       )}
-      <div className="-ml-1 overflow-x-auto">
+      {/* The root's caret sits in the root row's left padding: inside the box, not on its border. */}
+      <div className="overflow-x-auto">
         <Node value={value === undefined ? null : value} isIndex={false} depth={0} openDepth={openDepth} />
       </div>
     </div>

@@ -4,11 +4,11 @@ import { JsonView } from '@/components/json/JsonView'
 import { Badge } from '@/components/ui/badge'
 import { ToolChips } from '@/features/agents/ToolChips'
 import { InfoSection, KeyValues } from './Section'
+import { settingRows } from './settings'
 
 const show = (value: unknown): string => (value === null || value === undefined ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value))
 
 export function ConfigTab({ agent }: { agent: AgentInfo }) {
-  const settings = Object.entries(agent.model_settings ?? {})
   const retries = Object.entries(agent.retries ?? {})
   const metadata = agent.metadata && Object.keys(agent.metadata).length > 0 ? agent.metadata : null
   return (
@@ -41,7 +41,7 @@ export function ConfigTab({ agent }: { agent: AgentInfo }) {
             ...(agent.model?.fallbacks?.length
               ? [['Fallbacks', agent.model.fallbacks.join(' → ')] as [string, string]]
               : []),
-            ...settings.map(([key, value]): [string, string] => [key, show(value)]),
+            ...settingRows(agent.model_settings as Record<string, unknown> | null | undefined),
           ]}
         />
       </InfoSection>

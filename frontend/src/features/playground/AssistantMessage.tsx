@@ -10,12 +10,12 @@ import { StructuredOutputCard } from './StructuredOutputCard'
 import { ThinkingPane } from './ThinkingPane'
 import { ToolStack } from './ToolCard'
 
-function Part({ part }: { part: AssistantPart }) {
+function Part({ part, reasoningTokens }: { part: AssistantPart; reasoningTokens: number | null }) {
   switch (part.type) {
     case 'text':
       return part.text ? <Markdown text={part.text} streaming={part.streaming} className="text-[14px]" /> : null
     case 'reasoning':
-      return <ThinkingPane text={part.text} streaming={part.streaming} />
+      return <ThinkingPane text={part.text} streaming={part.streaming} tokens={part.streaming ? null : reasoningTokens} />
     case 'structured-output':
       return <StructuredOutputCard output={part.output} />
     case 'notice':
@@ -66,6 +66,8 @@ export function AssistantMessage({
   streaming: boolean
   stopped?: boolean
 }) {
+  const thoughts = parts.filter((part) => part.type === 'reasoning').length
+  const reasoningTokens = thoughts === 1 ? meta?.usage?.reasoning_tokens || null : null
   return (
     <div className="flex gap-3" data-testid="assistant-message" aria-busy={streaming}>
       <div className="mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-lg border bg-card text-primary">
@@ -79,7 +81,7 @@ export function AssistantMessage({
           ) : group.type === 'sources' ? (
             <Sources key={key} sources={group.sources} />
           ) : (
-            <Part key={key} part={group.part} />
+            <Part key={key} part={group.part} reasoningTokens={reasoningTokens} />
           ),
         )}
         <MessageMeta meta={meta} streaming={streaming} stopped={stopped} />
