@@ -196,3 +196,19 @@ def test_native_tools_structured_output_and_fallback_notices_are_recorded(chat: 
     assert [m['role'] for m in fallback['messages']] == ['user', 'assistant', 'notice']
     assert fallback['messages'][2]['meta']['kind'] == 'fallback'
     assert 'synapse-demo-unavailable' in fallback['messages'][2]['content']
+
+
+def test_a_tool_call_streams_its_stored_duration_right_after_its_result(chat: TestClient) -> None:
+    chunks = decode(send(chat, DEMO + 'support-agent', 'Where is order A-1001?').text)
+    named = types(chunks)
+    timings = [c for c in chunks if isinstance(c, dict) and c.get('type') == 'data-tool-timing']
+    outputs = [c for c in chunks if isinstance(c, dict) and c.get('type') == 'tool-output-available']
+    assert outputs and len(timings) == len(outputs)
+    for output, timing in zip(outputs, timings, strict=True):
+        assert named[chunks.index(timing) - 1] == 'tool-output-available'
+        assert timing['data']['tool_call_id'] == output['toolCallId'] and timing['transient'] is True
+    conversation_id = chunks[0]['messageMetadata']['conversation_id']
+    thread = chat.get(f'/api/conversations/{conversation_id}').json()
+    parts = [p for m in thread['messages'] for p in m.get('parts') or []]
+    parts = [p for p in parts if p['type'] in ('tool', 'native-tool')]
+    assert [p['tool']['duration_ms'] for p in parts] == [t['data']['duration_ms'] for t in timings]

@@ -35,6 +35,16 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class ToolTimed:
+    """A tool call's duration as stored: from the start of its execution to its result (for a call
+    that never executes, such as arguments that fail validation, from its call event to its result).
+    Sent right after the result event, so a live view shows the same figure a reload does."""
+
+    tool_call_id: str
+    duration_ms: int
+
+
+@dataclass(frozen=True)
 class TurnStarted:
     """The turn began: its rows are queued under these ids."""
 
@@ -99,5 +109,7 @@ class TurnFinished:
     stateless: bool
 
 
-TurnEvent = AgentStreamEvent | AgentRunResultEvent[Any] | Notice | TurnStarted | TurnFailed | TurnFinished
+TurnEvent = (
+    AgentStreamEvent | AgentRunResultEvent[Any] | Notice | ToolTimed | TurnStarted | TurnFailed | TurnFinished
+)
 """Any event a turn yields."""

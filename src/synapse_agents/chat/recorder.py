@@ -56,7 +56,7 @@ from ..store.ids import new_id
 from ..store.schema import utcnow
 from ..store.turn_writes import record_llm_call, tool_finished, tool_started
 from ..store.write_queue import TurnWrites, WriteQueue
-from .events import Notice
+from .events import Notice, ToolTimed
 from .outcome import ERROR_OUTCOMES, native_tool_status
 
 
@@ -109,6 +109,8 @@ class Recorder(AbstractCapability[Any]):
     """Whether the registry priced any of the run's responses."""
     tool_count: int = 0
     """Function and native tool calls started (output-tool calls are not counted)."""
+    timings: list[ToolTimed] = field(default_factory=list)
+    """Durations of tool calls finished since the engine last drained them (as stored)."""
     _request_started: float = 0.0
     _tools: dict[str, _OpenTool] = field(default_factory=dict)
     _done: set[str] = field(default_factory=set)
@@ -267,13 +269,15 @@ class Recorder(AbstractCapability[Any]):
     ) -> None:
         self._tools.pop(tool_call_id, None)
         self._done.add(tool_call_id)
+        duration_ms = _ms(open_tool.started)
+        self.timings.append(ToolTimed(tool_call_id, duration_ms))
         self.writes.submit(
             tool_finished(
                 open_tool.row_id,
                 status=status,
                 result=result,
                 error=error,
-                duration_ms=_ms(open_tool.started),
+                duration_ms=duration_ms,
                 finished_at=utcnow(),
                 provider_status=provider_status,
             )

@@ -222,6 +222,11 @@ class TurnStream:
                             if failure is not None:
                                 break
                         yield event
+                        if self.recorder.timings:
+                            timings = list(self.recorder.timings)
+                            self.recorder.timings.clear()
+                            for timing in timings:
+                                yield timing
                         if self.recorder.notices:
                             notices = list(self.recorder.notices)
                             self.recorder.notices.clear()

@@ -303,9 +303,9 @@ def _upload(item: Attachment) -> Upload:
 
 
 def _is_synapse_event(event: Any) -> bool:
-    from ..chat.events import Notice
+    from ..chat.events import Notice, ToolTimed
 
-    return isinstance(event, Notice)
+    return isinstance(event, Notice | ToolTimed)
 
 
 def _rejection(exc: TurnRejected) -> Exception:

@@ -13,6 +13,8 @@ is; `SynapseEventStream` only adds:
   so the client replaces the part as its status changes;
 - `data-structured-output` with the final output of an agent that has an output type;
 - `data-notice` (such as a model fallback) for each `Notice`;
+- `data-tool-timing` (transient) right after a tool call's result: its duration as stored, so the
+  live card shows what a reload shows;
 - `data-error` (class, message, traceback, recoverable) just before the protocol's `error` chunk,
   for a `TurnFailed`: its exception is raised inside the encoder's source, so the base class's
   error path closes open parts and pending tools exactly as for a run that raised.
@@ -51,7 +53,7 @@ from pydantic_ai.ui.vercel_ai.response_types import (
 )
 
 from .._json import jsonable
-from ..chat.events import Notice, TurnEvent, TurnFailed, TurnFinished, TurnStarted
+from ..chat.events import Notice, ToolTimed, TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from ..chat.outcome import native_tool_status, usage_summary
 
 STREAM_HEADERS = {
@@ -172,6 +174,13 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
         elif isinstance(event, TurnFinished):
             self._finished = event
             yield MessageMetadataChunk(message_metadata=self.metadata())
+            return
+        elif isinstance(event, ToolTimed):
+            yield DataChunk(
+                type='data-tool-timing',
+                data={'tool_call_id': event.tool_call_id, 'duration_ms': event.duration_ms},
+                transient=True,
+            )
             return
         else:
             handled = super().handle_event(event)

@@ -34,6 +34,7 @@ export type UIChunk =
   | { type: 'data-structured-output'; id?: string; data: { output: unknown } }
   | { type: 'data-notice'; id?: string; data: NoticeData }
   | { type: 'data-error'; id?: string; data: ErrorData }
+  | { type: 'data-tool-timing'; id?: string; data: { tool_call_id: string; duration_ms: number } }
 
 export interface NativeToolData {
   tool_call_id: string
@@ -63,7 +64,7 @@ const KNOWN = new Set<string>([
   'text-start', 'text-delta', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end',
   'tool-input-start', 'tool-input-delta', 'tool-input-available', 'tool-input-error',
   'tool-output-available', 'tool-output-error', 'tool-output-denied', 'error', 'source-url', 'file',
-  'data-native-tool', 'data-structured-output', 'data-notice', 'data-error',
+  'data-native-tool', 'data-structured-output', 'data-notice', 'data-error', 'data-tool-timing',
 ])
 
 /** Parse one event's data into a chunk the dashboard knows; anything else (or not JSON) is null. */

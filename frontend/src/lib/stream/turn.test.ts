@@ -115,6 +115,19 @@ describe('applyChunk', () => {
     expect(toolsOf(turn)[0]).toMatchObject({ args: { a: 1 }, argsText: undefined, result: 'ok', status: 'success', durationMs: 45 })
   })
 
+  it("takes the server's tool duration (execution to result) over the time the chunks took to arrive", () => {
+    let turn = applyChunk(emptyTurn(), { type: 'tool-input-start', toolCallId: 'c', toolName: 'f' }, 0)
+    turn = applyChunk(turn, { type: 'tool-input-available', toolCallId: 'c', toolName: 'f', input: {} }, 30)
+    turn = applyChunk(turn, { type: 'tool-output-available', toolCallId: 'c', output: 'ok' }, 44)
+    expect(toolsOf(turn)[0]!.durationMs).toBe(44)
+    const timed = parseChunk('{"type":"data-tool-timing","data":{"tool_call_id":"c","duration_ms":1},"transient":true}')
+    expect(timed).not.toBeNull()
+    turn = applyChunk(turn, timed!, 46)
+    expect(toolsOf(turn)[0]).toMatchObject({ status: 'success', durationMs: 1 })
+    // a timing for a call the turn does not show changes nothing
+    expect(applyChunk(turn, { type: 'data-tool-timing', data: { tool_call_id: 'other', duration_ms: 9 } }, 47)).toBe(turn)
+  })
+
   it('ignores chunk types it does not know', () => {
     expect(parseChunk('{"type":"tool-approval-request","approvalId":"a","toolCallId":"c"}')).toBeNull()
     expect(parseChunk('{"type":"data-something-new","data":{}}')).toBeNull()
