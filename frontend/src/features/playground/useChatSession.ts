@@ -7,6 +7,7 @@ import type { UIChunk } from '@/lib/stream/chunks'
 import { applyChunk, emptyTurn, interruptTurn, type Turn } from '@/lib/stream/turn'
 import type { AttachmentView } from '@/lib/thread'
 import { invalidate, refresh } from '@/lib/resource'
+import { storedTurnSettled } from './settle'
 
 export interface LiveExchange {
   key: string
@@ -25,6 +26,12 @@ let counter = 0
 function conversationIdOf(chunk: UIChunk): string | undefined {
   if (chunk.type === 'start' || chunk.type === 'message-metadata' || chunk.type === 'finish')
     return chunk.messageMetadata?.conversation_id
+  return undefined
+}
+
+function messageIdOf(chunk: UIChunk): string | undefined {
+  if (chunk.type === 'start' || chunk.type === 'message-metadata' || chunk.type === 'finish')
+    return chunk.messageMetadata?.message_id ?? undefined
   return undefined
 }
 
@@ -103,11 +110,13 @@ export function useChatSession({
         setLive((list) => list.map((item) => (item.key === key ? { ...item, turn: change(item.turn) } : item)))
       let id = current.current
       let streamed = false
+      let messageId: string | undefined
       try {
         for await (const chunk of streamChat({ slug, message, files, conversationId: id, model, signal: abort.signal })) {
           const now = performance.now()
           streamed = true
           update((turn) => applyChunk(turn, chunk, now))
+          messageId = messageIdOf(chunk) ?? messageId
           const started = conversationIdOf(chunk)
           if (started && !id) {
             id = started
@@ -130,10 +139,13 @@ export function useChatSession({
         }
         invalidate('conversations')
       }
-      // Hand the finished turn to the stored replay: refetch, then drop the live copy.
-      // A request refused before any stream (a 413, say) was never stored: its card stays.
+      // Hand the finished turn to the stored replay once the server has stored how it ended, then
+      // drop the live copy. A request refused before any stream (a 413, say) was never stored, and
+      // a turn the server cannot confirm keeps its live copy: its card stays.
       const stored = id
       if (stored && streamed && current.current === stored) {
+        const settled = await storedTurnSettled(stored, messageId)
+        if (!settled || current.current !== stored) return
         const loaded = await refresh(`conversation:${stored}`, () => api.conversation(stored))
         if (current.current === stored) {
           setFresh(false)
