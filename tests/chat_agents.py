@@ -132,7 +132,18 @@ def picky_tool(x: int) -> str:
 
 
 _HTTP_ERRORS = {
-    '429': ModelHTTPError(429, 'scripted', {'error': 'rate limited'}),
+    '429': ModelHTTPError(
+        429,
+        'scripted',
+        {
+            'error': {
+                'message': 'Rate limit reached for requests',
+                'type': 'requests',
+                'code': 'rate_limit_exceeded',
+            }
+        },
+        headers={'Retry-After': '20'},
+    ),
     '401': ModelHTTPError(401, 'scripted', {'error': 'bad key'}),
     '400': ModelHTTPError(400, 'scripted', {'error': 'context window exceeded'}),
     '503': ModelHTTPError(503, 'scripted', {'error': 'overloaded'}),

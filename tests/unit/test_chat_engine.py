@@ -187,6 +187,29 @@ async def test_model_errors(engine: ChatEngine, store: Store, status: str, recov
     assert [m.role for m in messages] == ['user', 'error']  # the empty answer is not kept
 
 
+async def test_a_provider_refusal_is_described_in_the_providers_words(
+    engine: ChatEngine, store: Store
+) -> None:
+    prepared, events = await run_turn(engine, turn_target('chat_agents.failing'), '429 hello')
+    failed = card(events)
+    assert failed.message == '429 Rate limit reached for requests', 'not the exception summary'
+    assert failed.provider == {
+        'status': 429,
+        'type': 'requests',
+        'code': 'rate_limit_exceeded',
+        'message': 'Rate limit reached for requests',
+        'retry_after': 20.0,
+        'model': 'scripted',
+    }
+    assert failed.payload()['provider'] == failed.provider
+    [error] = [m for m in rows(store, Message, conversation_id=prepared.conversation_id) if m.role == 'error']
+    assert error.content == failed.message
+    assert error.details is not None and error.details['provider'] == failed.provider
+
+    _, events = await run_turn(engine, turn_target('chat_agents.failing'), '401 hello')
+    assert card(events).message == '401 bad key' and card(events).provider is not None
+
+
 async def test_deps_factory_and_missing_key(engine: ChatEngine, store: Store) -> None:
     # Its `synapse.deps_factory` (found by discovery) raises.
     _, events = await run_turn(engine, turn_target('chat_agents.needs-deps'), 'go')

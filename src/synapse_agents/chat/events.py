@@ -68,21 +68,28 @@ class TurnFailed:
     recoverable: bool
     error: BaseException | None = field(default=None, repr=False, compare=False)
     """The exception that ended the run (for an unsaved turn, the run's own error when it had one)."""
+    provider: dict[str, Any] | None = None
+    """For a provider's refusal: status, its error type and code, its message, Retry-After
+    (seconds) and the model (`chat/provider_errors.py`); None for any other error."""
 
     @classmethod
     def from_exception(cls, error: BaseException, *, recoverable: bool) -> TurnFailed:
-        """Describe `error`; the traceback is the formatted exception with its chain."""
+        """Describe `error`; the traceback is the formatted exception with its chain. A provider's
+        refusal leads with the provider's own message, not the exception's summary."""
+        from .provider_errors import card_message, provider_facts
+
         text = ''.join(traceback_module.format_exception(error))
-        message = str(error) or type(error).__name__
-        return cls(type(error).__name__, message, text, recoverable, error)
+        message = card_message(error, str(error) or type(error).__name__)
+        return cls(type(error).__name__, message, text, recoverable, error, provider_facts(error))
 
     def payload(self) -> dict[str, Any]:
-        """The card as JSON: class, message, traceback, recoverable."""
+        """The card as JSON: class, message, traceback, recoverable, provider."""
         return {
             'class': self.exception_class,
             'message': self.message,
             'traceback': self.traceback,
             'recoverable': self.recoverable,
+            'provider': self.provider,
         }
 
 

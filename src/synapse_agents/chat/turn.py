@@ -304,6 +304,7 @@ class TurnStream:
             message=failure.message,
             traceback=failure.traceback,
             recoverable=failure.recoverable,
+            provider=failure.provider,
         )
         try:
             await self._save(self._end('failed', error=record), run_error=error)

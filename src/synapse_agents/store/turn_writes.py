@@ -121,6 +121,8 @@ class ErrorRecord:
     traceback: str
     recoverable: bool
     tool_status: str = 'error'
+    provider: dict[str, Any] | None = None
+    """What the provider said (status, type, code, message, retry_after, model), when it refused."""
 
 
 _conversations = Base.metadata.tables[Conversation.__tablename__]
@@ -379,6 +381,7 @@ def end_turn(end: TurnEnd, *, started: Future[Any] | None = None) -> Callable[[C
                         'class': error.exception_class,
                         'traceback': error.traceback,
                         'recoverable': error.recoverable,
+                        **({'provider': error.provider} if error.provider else {}),
                     },
                     'created_at': now,
                 }

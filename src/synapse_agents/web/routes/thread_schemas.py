@@ -254,7 +254,10 @@ class ErrorMessage(BaseModel):
     content: str
     created_at: Timestamp
     copied_from_id: CopiedFrom
-    details: dict[str, Any] | None = Field(description='class, traceback, recoverable.')
+    details: dict[str, Any] | None = Field(
+        description='class, traceback, recoverable; provider (status, type, code, message, '
+        'retry_after, model) when a provider refused the request.'
+    )
 
 
 class NoticeMessage(BaseModel):
