@@ -1,7 +1,7 @@
 // A stored conversation (GET /api/conversations/{id}) as thread items.
 import type { ReplayMessage, ReplayPart, ToolInvocation, Usage } from './api/types'
 import { apiUrl } from './base'
-import type { AssistantPart, ThreadItem, ToolView } from './thread'
+import { providerErrorOf, type AssistantPart, type ThreadItem, type ToolView } from './thread'
 
 /**
  * Stored usage is pydantic-ai's RunUsage (`output_reasoning_tokens`, ...); the stream's metadata
@@ -109,6 +109,8 @@ export function replayItems(messages: ReplayMessage[]): ThreadItem[] {
             message: message.content,
             traceback: message.details?.traceback ?? null,
             recoverable: Boolean(message.details?.recoverable),
+            provider: providerErrorOf(message.details?.provider),
+            at: Date.parse(message.created_at) || null,
           },
         }
       case 'notice':

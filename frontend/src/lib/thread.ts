@@ -21,11 +21,34 @@ export interface ToolView {
   truncated?: boolean
 }
 
+/** What a provider said when it refused a request (status, its error type and code, ...). */
+export interface ProviderErrorView {
+  status: number | null
+  type: string | null
+  code: string | null
+  message: string | null
+  /** Seconds its Retry-After asked for. */
+  retryAfter: number | null
+  model: string | null
+}
+
 export interface ErrorView {
   className: string | null
   message: string
   traceback: string | null
   recoverable: boolean
+  provider?: ProviderErrorView | null
+  /** When it happened (ms since the epoch): where a Retry-After countdown starts. */
+  at?: number | null
+}
+
+/** A provider object as the API sends it (snake_case), or null for anything else. */
+export function providerErrorOf(value: unknown): ProviderErrorView | null {
+  if (!value || typeof value !== 'object') return null
+  const raw = value as Record<string, unknown>
+  const text = (key: string) => (typeof raw[key] === 'string' || typeof raw[key] === 'number' ? String(raw[key]) : null)
+  const number = (key: string) => (typeof raw[key] === 'number' && Number.isFinite(raw[key]) ? (raw[key] as number) : null)
+  return { status: number('status'), type: text('type'), code: text('code'), message: text('message'), retryAfter: number('retry_after'), model: text('model') }
 }
 
 export type AssistantPart =

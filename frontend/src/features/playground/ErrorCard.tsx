@@ -1,13 +1,61 @@
-import { AlertOctagon, AlertTriangle } from '@/components/icons'
+import { AlertOctagon, AlertTriangle, RotateCw } from '@/components/icons'
+import { useEffect, useState } from 'react'
 import { cn } from '@/lib/cn'
-import type { ErrorView } from '@/lib/thread'
+import type { ErrorView, ProviderErrorView } from '@/lib/thread'
+import { Button } from '@/components/ui/button'
 import { Collapsible } from '@/components/ui/collapsible'
 import { LongText } from '@/components/common/LongText'
+import { secondsLeft } from './retryAfter'
+import { TracebackView } from './TracebackView'
 
-/** An agent error: class and message always visible, traceback folded. Recoverable ones are softer. */
-export function ErrorCard({ error }: { error: ErrorView }) {
+const STATUS_WORDS: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Not authorised',
+  403: 'Forbidden',
+  404: 'Not found',
+  408: 'Timed out',
+  413: 'Request too large',
+  422: 'Request refused',
+  429: 'Rate limited',
+  500: 'Provider error',
+  502: 'Bad gateway',
+  503: 'Provider unavailable',
+  504: 'Timed out',
+}
+
+function title(error: ErrorView): string {
+  const status = error.provider?.status
+  if (status) return `${STATUS_WORDS[status] ?? (status >= 500 ? 'Provider error' : 'Refused')} · ${status}`
+  return `${error.recoverable ? 'Recoverable error' : 'Error'}${error.className ? `: ${error.className}` : ''}`
+}
+
+function RetryAfter({ provider, at }: { provider: ProviderErrorView; at: number | null | undefined }) {
+  const seconds = provider.retryAfter ?? 0
+  const [now, setNow] = useState(() => Date.now())
+  const left = secondsLeft(seconds, at, now)
+  useEffect(() => {
+    if (left <= 0) return
+    const timer = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(timer)
+  }, [left])
+  return (
+    <p className="text-xs text-muted-foreground" data-testid="retry-after" aria-live="polite">
+      The provider asked to wait {Math.round(seconds)} s before retrying
+      {left > 0 ? <span className="font-medium text-foreground"> · {left} s left</span> : ' · you can retry now'}
+    </p>
+  )
+}
+
+/**
+ * An agent error. A provider's refusal shows its status, error type and code, its own message, a
+ * Retry-After countdown and the model; the traceback is folded, the project's own frames first and
+ * library frames folded. `onRetry` sends the last user message again.
+ */
+export function ErrorCard({ error, onRetry }: { error: ErrorView; onRetry?: () => void }) {
   const soft = error.recoverable
   const Icon = soft ? AlertTriangle : AlertOctagon
+  const provider = error.provider ?? null
+  const chips = provider ? [provider.type, provider.code && provider.code !== String(provider.status) ? provider.code : null].filter(Boolean) : []
   return (
     <div
       role="alert"
@@ -20,20 +68,33 @@ export function ErrorCard({ error }: { error: ErrorView }) {
     >
       <div className="flex items-start gap-2.5">
         <Icon className={cn('mt-0.5 size-4 shrink-0', soft ? 'text-warning' : 'text-destructive')} />
-        <div className="min-w-0 flex-1 space-y-1">
-          <p className={cn('font-mono text-[13px] font-semibold', soft ? 'text-warning' : 'text-destructive')}>
-            {soft ? 'Recoverable error' : 'Error'}
-            {error.className && `: ${error.className}`}
+        <div className="min-w-0 flex-1 space-y-1.5">
+          <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+            <p className={cn('font-mono text-[13px] font-semibold', soft ? 'text-warning' : 'text-destructive')} data-testid="error-title">
+              {title(error)}
+            </p>
+            {chips.map((chip) => (
+              <span key={chip} className="rounded bg-background/70 px-1.5 py-0.5 font-mono text-[11px] text-muted-foreground">
+                {chip}
+              </span>
+            ))}
+            {provider?.model && <span className="font-mono text-[11px] text-muted-foreground">{provider.model}</span>}
+          </div>
+          <p className="whitespace-pre-wrap break-words" data-testid="error-message">
+            <LongText text={provider?.message ?? error.message} />
           </p>
-          <p className="whitespace-pre-wrap break-words">
-            <LongText text={error.message} />
-          </p>
+          {provider?.retryAfter != null && provider.retryAfter > 0 && <RetryAfter provider={provider} at={error.at} />}
           {error.traceback && (
-            <Collapsible label="Traceback" className="pt-1">
-              <pre className="max-h-80 overflow-auto rounded-md border bg-background/70 p-3 font-mono text-[11px] leading-relaxed">
-                <LongText text={error.traceback} limit={50_000} />
-              </pre>
+            <Collapsible label="Traceback" className="pt-0.5">
+              <TracebackView text={error.traceback} />
             </Collapsible>
+          )}
+          {onRetry && (
+            <div className="pt-1">
+              <Button size="sm" variant="secondary" onClick={onRetry}>
+                <RotateCw /> Retry
+              </Button>
+            </div>
           )}
         </div>
       </div>

@@ -57,6 +57,7 @@ export interface ErrorData {
   message?: string | null
   traceback?: string | null
   recoverable?: boolean | null
+  provider?: Record<string, unknown> | null
 }
 
 const KNOWN = new Set<string>([

@@ -1,6 +1,6 @@
 // One assistant turn assembled from stream chunks. A pure reducer: (turn, chunk) → next turn.
 import type { MessageMetadata, ToolStatus } from '../api/types'
-import type { AssistantPart, ErrorView, ToolView } from '../thread'
+import { providerErrorOf, type AssistantPart, type ErrorView, type ToolView } from '../thread'
 import type { NativeToolData, UIChunk } from './chunks'
 
 export type TurnStatus = 'streaming' | 'done' | 'error' | 'aborted'
@@ -278,6 +278,8 @@ export function applyChunk(turn: Turn, chunk: UIChunk, now: number): Turn {
         message: chunk.data.message ?? '',
         traceback: chunk.data.traceback ?? null,
         recoverable: Boolean(chunk.data.recoverable),
+        provider: providerErrorOf(chunk.data.provider),
+        at: Date.now(),
       }
       return { ...turn, pendingError: error }
     }

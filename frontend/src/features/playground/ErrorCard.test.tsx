@@ -1,0 +1,75 @@
+import { act, render, screen } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { ErrorView } from '@/lib/thread'
+import { ErrorCard } from './ErrorCard'
+import { secondsLeft } from './retryAfter'
+
+const TRACEBACK = `Traceback (most recent call last):
+  File "/app/.venv/lib/python3.11/site-packages/pydantic_ai/agent/__init__.py", line 900, in iter
+    yield run
+  File "/app/.venv/lib/python3.11/site-packages/httpx/_client.py", line 1200, in send
+    return await self._send()
+  File "/home/me/project/agents/support.py", line 42, in lookup_order
+    raise LookupError(order_id)
+pydantic_ai.exceptions.ModelHTTPError: status_code: 429, model_name: gpt-5, body: {}
+`
+
+const rateLimited = (extra: Partial<ErrorView> = {}): ErrorView => ({
+  className: 'ModelHTTPError',
+  message: '429 Rate limit reached for requests',
+  traceback: TRACEBACK,
+  recoverable: true,
+  provider: { status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached for requests', retryAfter: 20, model: 'gpt-5' },
+  at: Date.now(),
+  ...extra,
+})
+
+afterEach(() => vi.useRealTimers())
+
+describe('the error card', () => {
+  it("shows a provider's refusal in its words: status, type, code, message, model, never the exception summary", () => {
+    render(<ErrorCard error={rateLimited()} />)
+    expect(screen.getByTestId('error-title')).toHaveTextContent('Rate limited · 429')
+    const card = screen.getByTestId('error-card')
+    expect(card).toHaveTextContent('requests')
+    expect(card).toHaveTextContent('rate_limit_exceeded')
+    expect(card).toHaveTextContent('gpt-5')
+    expect(screen.getByTestId('error-message')).toHaveTextContent('Rate limit reached for requests')
+    expect(screen.getByTestId('error-message')).not.toHaveTextContent('status_code')
+  })
+
+  it('counts the Retry-After down from when the error happened', () => {
+    vi.useFakeTimers()
+    const at = Date.now()
+    render(<ErrorCard error={rateLimited({ at })} />)
+    expect(screen.getByTestId('retry-after')).toHaveTextContent('wait 20 s before retrying · 20 s left')
+    act(() => vi.advanceTimersByTime(5000))
+    expect(screen.getByTestId('retry-after')).toHaveTextContent('15 s left')
+    act(() => vi.advanceTimersByTime(16_000))
+    expect(screen.getByTestId('retry-after')).toHaveTextContent('you can retry now')
+    expect(secondsLeft(20, at - 60_000, at)).toBe(0)
+    expect(secondsLeft(20, null, at)).toBe(0)
+  })
+
+  it('puts your frames first and folds the library frames of the traceback', async () => {
+    render(<ErrorCard error={rateLimited()} />)
+    await userEvent.click(screen.getByRole('button', { name: 'Traceback' }))
+    expect(screen.getByTestId('own-frames')).toHaveTextContent('/home/me/project/agents/support.py:42 in lookup_order')
+    expect(screen.getByTestId('own-frames')).not.toHaveTextContent('httpx')
+    const folded = screen.getByTestId('folded-frames')
+    expect(folded).toHaveTextContent('2 library frames (pydantic_ai, httpx)')
+    expect(screen.queryAllByTestId('library-frame')).toHaveLength(0)
+    await userEvent.click(folded)
+    expect(screen.getAllByTestId('library-frame')).toHaveLength(2)
+  })
+
+  it('offers Retry when it can, and a plain error keeps its class', async () => {
+    const retry = vi.fn()
+    render(<ErrorCard error={{ className: 'LookupError', message: 'A-1001', traceback: null, recoverable: false }} onRetry={retry} />)
+    expect(screen.getByTestId('error-title')).toHaveTextContent('Error: LookupError')
+    expect(screen.queryByTestId('retry-after')).toBeNull()
+    await userEvent.click(screen.getByRole('button', { name: 'Retry' }))
+    expect(retry).toHaveBeenCalledOnce()
+  })
+})
