@@ -71,17 +71,19 @@ def register_jobs(runtime: SynapseRuntime) -> Sequence[Job]:
 @hookimpl(tryfirst=True)
 def register_commands(cli: typer.Typer) -> None:
     """`synapse db`, `synapse registry`, `synapse spend`, `synapse limits`, `synapse tasks`,
-    `synapse worker` and `synapse scheduler`."""
+    `synapse worker`, `synapse scheduler` and `synapse traces`."""
     from ..accounting.cli import limits_app, spend_app
     from ..cli_db import db_app
     from ..registry.cli import registry_app
     from ..tasks.cli import tasks_app
     from ..tasks.processes import scheduler_command, worker_command
+    from ..traces.cli import traces_app
 
     cli.add_typer(db_app, name='db')
     cli.add_typer(registry_app, name='registry')
     cli.add_typer(spend_app, name='spend')
     cli.add_typer(limits_app, name='limits')
     cli.add_typer(tasks_app, name='tasks')
+    cli.add_typer(traces_app, name='traces')
     cli.command('worker')(worker_command)
     cli.command('scheduler')(scheduler_command)

@@ -29,7 +29,7 @@ class RootFilters:
     """What `GET /api/traces` narrows the roots to."""
 
     agent: str | None = None
-    """An agent key (slug) or name."""
+    """An agent key (slug)."""
     origin: str | None = None
     workflow_run_id: str | None = None
     conversation_id: str | None = None
@@ -47,7 +47,7 @@ def list_roots(store: Store, filters: RootFilters) -> list[TraceRun]:
     """Roots (runs without a parent, workflow steps at depth 1), newest first: one query."""
     query = select(TraceRun).where(TraceRun.is_root.is_(True))
     if filters.agent:
-        query = query.where(or_(TraceRun.agent_key == filters.agent, TraceRun.agent_name == filters.agent))
+        query = query.where(TraceRun.agent_key == filters.agent)
     if filters.origin:
         query = query.where(TraceRun.origin == filters.origin)
     if filters.workflow_run_id:
@@ -68,7 +68,8 @@ def list_roots(store: Store, filters: RootFilters) -> list[TraceRun]:
     if filters.before:
         anchor = aliased(TraceRun)
         started = select(anchor.started_at).where(anchor.agent_run_id == filters.before).scalar_subquery()
-        query = query.where(
+        # The plain bound first: the index range starts at the cursor instead of filtering to it.
+        query = query.where(TraceRun.started_at <= started).where(
             or_(
                 TraceRun.started_at < started,
                 and_(TraceRun.started_at == started, TraceRun.agent_run_id < filters.before),

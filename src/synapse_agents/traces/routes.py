@@ -44,7 +44,7 @@ def _utc(moment: datetime | None) -> datetime | None:
 @router.get('/api/traces', response_model=TracePage)
 async def traces(
     context: Context,
-    agent: Annotated[str | None, Query(min_length=1, max_length=255, description='A slug or name.')] = None,
+    agent: Annotated[str | None, Query(min_length=1, max_length=255, description='An agent slug.')] = None,
     origin: Origin | None = None,
     workflow_run_id: Annotated[str | None, Query(pattern=RUN_ID)] = None,
     conversation_id: Annotated[str | None, Query(pattern=RUN_ID)] = None,

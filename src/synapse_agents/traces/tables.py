@@ -74,6 +74,7 @@ class TraceRun(Base):
     __table_args__ = (
         Index('ix_trace_runs_roots', 'is_root', 'started_at', 'agent_run_id'),
         Index('ix_trace_runs_root', 'root_run_id'),
+        Index('ix_trace_runs_agent', 'agent_key', 'is_root', 'started_at', 'agent_run_id'),
         Index('ix_trace_runs_conversation', 'conversation_id'),
         Index('ix_trace_runs_message', 'message_id'),
     )

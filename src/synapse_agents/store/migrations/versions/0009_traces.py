@@ -54,6 +54,9 @@ def upgrade() -> None:
     )
     op.create_index('ix_trace_runs_roots', 'trace_runs', ['is_root', 'started_at', 'agent_run_id'])
     op.create_index('ix_trace_runs_root', 'trace_runs', ['root_run_id'])
+    op.create_index(
+        'ix_trace_runs_agent', 'trace_runs', ['agent_key', 'is_root', 'started_at', 'agent_run_id']
+    )
     op.create_index('ix_trace_runs_conversation', 'trace_runs', ['conversation_id'])
     op.create_index('ix_trace_runs_message', 'trace_runs', ['message_id'])
     op.create_table(

@@ -1,0 +1,315 @@
+"""`synapse traces`: the roots (`list`), one tree (`show RUN_ID`) and one model call (`call DEBUG_ID`).
+
+Reads go through `traces.read`, and `--json` prints what the HTTP API answers (`traces.schemas`).
+A refusal is one line on standard error: exit 2 for an id with no trace or an option that cannot be
+used, 1 when the settings or the store refuse.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.tree import Tree
+
+if TYPE_CHECKING:
+    from ..runtime import SynapseRuntime
+
+traces_app = typer.Typer(
+    help='Traces of agent runs: the roots, one tree of runs, model calls and tool calls, one model call.',
+    no_args_is_help=True,
+)
+
+Json = Annotated[bool, typer.Option('--json', help='Print the JSON the HTTP API answers.')]
+PREVIEW = 400
+"""The most characters of a message part `call` prints (`--json` prints everything)."""
+KEEP = ('Started', 'Run id')
+"""The columns of `list` that never wrap (a run id stays copyable)."""
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """One line on standard error, then exit."""
+    Console(stderr=True).print(f'[red]Error:[/red] {escape(message)}', highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def opened(ctx: typer.Context) -> Iterator[SynapseRuntime]:
+    """The root with the store (no agent catalog); a refusal of the settings or the store as one line."""
+    from ..cli_db import plugins_of
+    from ..runtime import SynapseRuntime
+    from ..settings import SettingsError, load_settings
+    from ..store.setup import StoreNotReady
+
+    try:
+        runtime = SynapseRuntime.open(load_settings(), agents=False, plugins=plugins_of(ctx))
+    except (SettingsError, StoreNotReady) as exc:
+        fail(str(exc))
+    with runtime:
+        yield runtime
+
+
+def echo_json(value: Any) -> None:
+    typer.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+# -- formatting ----------------------------------------------------------------------------------
+
+
+def when(moment: datetime | None) -> str:
+    return f'{moment:%Y-%m-%d %H:%M:%S} UTC' if moment is not None else '—'
+
+
+def took(milliseconds: int | None) -> str:
+    if milliseconds is None:
+        return '—'
+    return f'{milliseconds} ms' if milliseconds < 1000 else f'{milliseconds / 1000:.1f} s'
+
+
+def cost_text(cost: Decimal | str | None) -> str:
+    from ..accounting.spend import decimal_text
+
+    if cost is None:
+        return 'unpriced'
+    return decimal_text(cost) if isinstance(cost, Decimal) else cost
+
+
+def tokens_text(input_tokens: int | None, output_tokens: int | None) -> str:
+    return f'{input_tokens or 0:,} in / {output_tokens or 0:,} out'
+
+
+def _clip(text: str, limit: int = PREVIEW) -> str:
+    return text if len(text) <= limit else f'{text[:limit]}… ({len(text):,} characters)'
+
+
+# -- list ----------------------------------------------------------------------------------------
+
+
+@traces_app.command('list')
+def list_command(
+    ctx: typer.Context,
+    agent: Annotated[str | None, typer.Option(help='Only runs of this agent (its slug).')] = None,
+    origin: Annotated[
+        str | None, typer.Option(help='Only this origin: direct, code, config, ephemeral or workflow.')
+    ] = None,
+    errors: Annotated[bool, typer.Option('--errors', help='Only trees in which a run failed.')] = False,
+    before: Annotated[
+        str | None, typer.Option(help='The next_before of the previous page (--json prints it).')
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, max=200, help='At most this many roots.')] = 50,
+    as_json: Json = False,
+) -> None:
+    """Root runs, newest first: when, agent, origin, status, model, tokens, cost, duration, run id."""
+    from . import read
+    from .routes import RUN_ID
+    from .schemas import TracePage, TraceRoot
+    from .tables import ORIGINS
+
+    if origin is not None and origin not in ORIGINS:
+        fail(f'--origin: {origin!r:.80} is not one of {", ".join(ORIGINS)}', 2)
+    if before is not None and not _is_run_id(before, RUN_ID):
+        fail(f'--before: {before!r:.80} is not a run id', 2)
+    filters = read.RootFilters(agent=agent, origin=origin, errors=errors, before=before, limit=limit)
+    with opened(ctx) as runtime:
+        rows = read.list_roots(runtime.store, filters)
+    if as_json:
+        page = TracePage(
+            roots=[TraceRoot.of(row) for row in rows],
+            next_before=rows[-1].agent_run_id if len(rows) == limit else None,
+        )
+        echo_json(page.model_dump(mode='json'))
+        return
+    if not rows:
+        Console().print('No traces.', highlight=False)
+        return
+    table = Table(title='Traces, newest first')
+    for name in ('Started', 'Agent', 'Origin', 'Status', 'Model', 'Tokens', 'Cost', 'Took', 'Run id'):
+        right = name in ('Tokens', 'Cost', 'Took')
+        table.add_column(name, justify='right' if right else 'left', overflow='fold', no_wrap=name in KEEP)
+    for row in rows:
+        status = '[red]error[/red]' if row.status == 'error' else 'ok'
+        table.add_row(
+            when(row.started_at),
+            escape(row.agent_key or row.agent_name or '—'),
+            row.origin,
+            status,
+            escape(row.model or '—'),
+            tokens_text(row.input_tokens, row.output_tokens),
+            cost_text(row.cost),
+            took(row.duration_ms),
+            row.agent_run_id,
+        )
+    Console().print(table)
+    if len(rows) == limit:
+        Console().print(f'More: --before {rows[-1].agent_run_id}', highlight=False)
+
+
+def _is_run_id(value: str, pattern: str) -> bool:
+    import re
+
+    return re.fullmatch(pattern, value) is not None
+
+
+# -- show ----------------------------------------------------------------------------------------
+
+
+def _label(node: Any) -> str:
+    """One line for a node of the tree (a `TraceNode`), markup escaped."""
+    parts: list[str]
+    if node.kind == 'run':
+        parts = [f'[bold]{escape(node.name)}[/bold]', f'run {node.id}', node.origin or '']
+        if node.model:
+            parts.append(escape(node.model))
+        parts.append(tokens_text(node.input_tokens, node.output_tokens))
+        parts.append(f'cost {cost_text(node.cost)}')
+    elif node.kind == 'model':
+        parts = [f'model call [cyan]{escape(node.name)}[/cyan]', f'debug {node.id}']
+        parts.append(tokens_text(node.input_tokens, node.output_tokens))
+        parts.append(f'cost {cost_text(node.cost)}')
+        if node.finish_reason:
+            parts.append(escape(node.finish_reason))
+    else:
+        parts = [f'tool [magenta]{escape(node.name)}[/magenta]']
+        if node.tool_call_id:
+            parts.append(escape(node.tool_call_id))
+    parts.append(took(node.duration_ms))
+    parts.append('[red]error[/red]' if node.status == 'error' else 'ok')
+    line = ' · '.join(part for part in parts if part)
+    if node.error:
+        line += f'\n[red]{escape(_clip(node.error.splitlines()[0]))}[/red]'
+    return line
+
+
+def _grow(branch: Tree, node: Any) -> None:
+    for child in node.children:
+        _grow(branch.add(_label(child)), child)
+
+
+@traces_app.command('show')
+def show_command(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="A run's agent_run_id (a root's, or a run below it).")],
+    as_json: Json = False,
+) -> None:
+    """The tree from a run down: its model calls and tool calls, and the runs started inside them."""
+    from ..store.ids import shown_id
+    from . import read
+    from .routes import RUN_ID
+    from .schemas import TraceNode, TraceTree
+
+    found = None
+    if _is_run_id(run_id, RUN_ID):
+        with opened(ctx) as runtime:
+            found = read.tree(runtime.store, run_id)
+    if found is None:
+        fail(f'No trace for run {shown_id(run_id)}.', 2)
+    root = TraceNode.model_validate(found)
+    if as_json:
+        echo_json(TraceTree(root=root).model_dump(mode='json'))
+        return
+    console = Console()
+    console.print(
+        f'Trace {root.trace_id or "—"}, started {when(root.started_at)}'
+        f'; conversation {root.conversation_id or "—"}.',
+        highlight=False,
+    )
+    tree = Tree(_label(root))
+    _grow(tree, root)
+    console.print(tree, highlight=False)
+
+
+# -- call ----------------------------------------------------------------------------------------
+
+
+def _part_text(part: Any) -> str:
+    """A message part of the GenAI form as one short line."""
+    if not isinstance(part, dict):
+        return _clip(json.dumps(part, default=str, ensure_ascii=False))
+    kind = part.get('type')
+    if kind in ('text', 'thinking') and isinstance(part.get('content'), str):
+        return f'{kind}: {_clip(part["content"])}'
+    if kind == 'tool_call':
+        arguments = part.get('arguments')
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)
+        return f'tool call {part.get("name")}({_clip(text)})'
+    if kind == 'tool_call_response':
+        result = json.dumps(part.get('result'), default=str, ensure_ascii=False)
+        return f'tool return {part.get("name")}: {_clip(result)}'
+    return _clip(json.dumps(part, default=str, ensure_ascii=False))
+
+
+def _messages(console: Console, title: str, messages: Any) -> None:
+    console.print(f'[bold]{title}[/bold]')
+    if isinstance(messages, dict) and messages.get('truncated'):
+        size = messages.get('bytes', 0)
+        console.print(f'  (cut: {size:,} bytes; --json shows the preview)', highlight=False)
+        return
+    if not isinstance(messages, list) or not messages:
+        console.print('  —')
+        return
+    for message in messages:
+        role = message.get('role', '?') if isinstance(message, dict) else '?'
+        parts = message.get('parts', []) if isinstance(message, dict) else [message]
+        for part in parts or [None]:
+            console.print(f'  {escape(str(role))}: {escape(_part_text(part))}', highlight=False)
+
+
+@traces_app.command('call')
+def call_command(
+    ctx: typer.Context,
+    debug_id: Annotated[str, typer.Argument(help="A model call's debug id (`traces show` lists them).")],
+    as_json: Json = False,
+) -> None:
+    """One model call: what was sent (instructions, tools, history) and what came back."""
+    from ..store.ids import is_valid_id, shown_id
+    from . import read
+    from .schemas import ModelCallDetail
+
+    found = None
+    if is_valid_id(debug_id):
+        with opened(ctx) as runtime:
+            found = read.call_detail(runtime.store, debug_id)
+    if found is None:
+        fail(f'No model call with id {shown_id(debug_id)}.', 2)
+    detail = ModelCallDetail.model_validate(found)
+    if as_json:
+        echo_json(detail.model_dump(mode='json'))
+        return
+    console = Console()
+    status = '[red]error[/red]' if detail.status == 'error' else 'ok'
+    console.print(
+        f'Model call {detail.id}: {escape(detail.model or "—")} ({escape(detail.provider or "—")}), '
+        f'{status}, {detail.action}, run {detail.agent_run_id} (depth {detail.depth}, {detail.origin}).',
+        highlight=False,
+    )
+    console.print(
+        f'Started {when(detail.started_at)}, took {took(detail.duration_ms)}; tokens '
+        f'{tokens_text(detail.input_tokens, detail.output_tokens)}; cost {cost_text(detail.cost)}; '
+        f'finish {escape(detail.finish_reason or "—")}; {detail.data_bytes:,} bytes'
+        + (' (cut to debug_body_bytes)' if detail.truncated else '')
+        + '.',
+        highlight=False,
+    )
+    if detail.error:
+        console.print(f'[red]Error:[/red] {escape(detail.error)}', highlight=False)
+    data = detail.data
+    instructions = data.get('instructions')
+    if instructions:
+        console.print('[bold]Instructions[/bold]')
+        for part in instructions if isinstance(instructions, list) else [instructions]:
+            text = part if isinstance(part, str) else _part_text(part)
+            console.print(f'  {escape(_clip(text))}', highlight=False)
+    tools = data.get('tool_definitions')
+    if isinstance(tools, list) and tools:
+        names = ', '.join(str(tool.get('name')) for tool in tools if isinstance(tool, dict))
+        console.print(f'[bold]Tools[/bold] {escape(names)}', highlight=False)
+    _messages(console, 'Sent', data.get('history'))
+    _messages(console, 'Came back', data.get('turns'))
