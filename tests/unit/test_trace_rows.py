@@ -19,6 +19,7 @@ from pydantic_ai.models.test import TestModel
 
 from synapse_agents.settings import Settings, load_settings
 from synapse_agents.traces.rows import (
+    NO_RESPONSE,
     capped,
     debug_log_row,
     pack,
@@ -249,6 +250,14 @@ def test_a_failed_model_call_keeps_its_error() -> None:
     row = debug_log_row(failed, ROOT, None, 'code', sink())
     assert row['error'] == 'ModelHTTPError: status_code: 500'
     assert (row['model'], row['finish_reason'], row['input_tokens']) == ('m', None, 0)
+
+
+def test_a_model_call_that_got_no_answer_is_an_error_even_when_its_span_says_nothing() -> None:
+    # pydantic-ai ends the span of a streamed request that raised with no error status.
+    attributes = chat_attributes()
+    del attributes['gen_ai.output.messages']
+    row = debug_log_row(span('chat', attributes), ROOT, None, 'code', sink())
+    assert row['error'] == NO_RESPONSE
 
 
 def test_a_tool_call_row() -> None:

@@ -22,6 +22,10 @@ from ..store.ids import new_id
 from ..store.schema import utcnow
 from .sink import RunPlace, TraceSink
 
+NO_RESPONSE = 'No response: the request failed or was cut short (the run says why).'
+"""The error of a model call that got no answer. pydantic-ai's span of a streamed request that
+raised ends without an error status, so a call without output messages is the only sign."""
+
 _BODIES = ('history', 'turns', 'parameters', 'instructions', 'output', 'tool_definitions')
 """The `data` keys that can be large: each is capped on its own."""
 _JSON_ATTRIBUTES = {
@@ -195,7 +199,7 @@ def debug_log_row(
         'total_tokens': input_tokens + output_tokens,
         'cost': _cost(attributes, sink),
         'finish_reason': _text(reasons[0], 64) if reasons else None,
-        'error': span_error(span),
+        'error': span_error(span) or (None if 'gen_ai.output.messages' in attributes else NO_RESPONSE),
         'span_id': _span_id(span),
         'parent_span_id': _parent_span(span),
         'data': blob,
