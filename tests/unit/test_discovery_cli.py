@@ -45,10 +45,10 @@ def test_table_lists_agents_and_problems(project: FixtureProject) -> None:
     )
     code, output = invoke('agents')
     assert code == 0, output
-    assert '1 agents in ./agents' in output
+    assert '1 agent in ./agents' in output
     assert 'agents.support.support-agent' in output and 'openai:gpt-4o' in output and 'lookup_order' in output
     assert 'stateless' in output and 'Set OPENAI_API_KEY' in output
-    assert '1 discovery problems' in output and 'KeyError' in output and 'broken.py' in output
+    assert '1 discovery problem\n' in output and 'KeyError' in output and 'broken.py' in output
     assert 'Traceback' not in output
     code, output = invoke('agents', '--tracebacks')
     assert 'Traceback (most recent call last)' in output

@@ -25,6 +25,7 @@ AgentProblemCode = Literal[
 DiscoveryProblemKind = Literal[
     'import_error',
     'target_not_found',
+    'factory_error',
     'spec_error',
     'inspect_error',
     'tool_error',

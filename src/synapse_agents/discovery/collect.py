@@ -8,6 +8,7 @@ agent: it belongs to the module that defines it, i.e. the one where the name is 
 
 from __future__ import annotations
 
+import inspect
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ from . import targets as targets_module
 from .agent_info import DiscoveryProblem
 from .importer import (
     ImportOutcome,
+    discovery_mode,
     exception_message,
     format_traceback,
     import_module,
@@ -71,6 +73,8 @@ class Collector:
         self._placeholders: dict[str, tuple[str, ...]] = {}
         self._tools: dict[str, tuple[ModuleType, tuple[list[RegistryTool], list[tuple[str, Exception]]]]] = {}
         self._local = IsLocal([project_root])
+        self._factories: dict[str, tuple[Any, Agent[Any, Any]]] = {}
+        """`module:function` → the function and the agent it built (see `_built`)."""
 
     def collect(self, targets: list[Target]) -> Collection:
         """Import every target (unchanged modules come from sys.modules) and list the candidates."""
@@ -240,6 +244,11 @@ class Collector:
         if isinstance(value, Agent):
             out.candidates.append(self._candidate(module, target.attribute, value, target, explicit=True))
             return
+        if inspect.isfunction(value):
+            built = self._built(module, target.attribute, value, target, out)
+            if built is not None:
+                out.candidates.append(self._candidate(module, target.attribute, built, target, explicit=True))
+            return
         what = (
             'has no attribute' if value is None else f'is a {type(value).__name__}, not a pydantic_ai.Agent:'
         )
@@ -248,6 +257,47 @@ class Collector:
                 'target_not_found', target, f'{module.__name__} {what} {target.attribute!r}.', module=module
             )
         )
+
+    def _built(
+        self, module: ModuleType, attribute: str, factory: Any, target: Target, out: Collection
+    ) -> Agent[Any, Any] | None:
+        """The agent a factory function named as a target builds, called once without arguments
+        (again only when its module is imported again); a problem when it cannot be."""
+        key = f'{module.__name__}:{attribute}'
+        cached = self._factories.get(key)
+        if cached is not None and cached[0] is factory:
+            return cached[1]
+        where = f'{key}()'
+        refusal: str | None = None
+        if inspect.iscoroutinefunction(factory):
+            refusal = (
+                f'{key} is an async function; discovery calls a factory without awaiting it: name a sync one.'
+            )
+        elif not _callable_without_arguments(factory):
+            refusal = f'{key} needs arguments; discovery calls a factory without any: give them defaults.'
+        if refusal is not None:
+            out.problems.append(_problem('factory_error', target, refusal, module=module))
+            return None
+        try:
+            with discovery_mode():
+                built = factory()
+        except Exception as exc:
+            problem = _problem(
+                'factory_error',
+                target,
+                f'{where} raised {type(exc).__name__}: {exception_message(exc)}',
+                module=module,
+            )
+            problem.exception = type(exc).__name__
+            problem.traceback = format_traceback(exc)
+            out.problems.append(problem)
+            return None
+        if not isinstance(built, Agent):
+            message = f'{where} returned a {type(built).__name__}, not a pydantic_ai.Agent.'
+            out.problems.append(_problem('factory_error', target, message, module=module))
+            return None
+        self._factories[key] = (factory, built)
+        return built
 
     def _candidates(self, module: ModuleType, target: Target, out: Collection) -> None:
         facts = self.tracker.facts(module.__name__)
@@ -380,6 +430,19 @@ def _display(path: Path, project_root: Path) -> str:
         return path.relative_to(project_root).as_posix()
     except ValueError:
         return str(path)
+
+
+def _callable_without_arguments(function: Any) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    required = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+    )
+    return all(p.default is not inspect.Parameter.empty for p in parameters if p.kind in required)
 
 
 def _problem(

@@ -7,9 +7,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .._words import plural
 from .agent_info import AgentCard
 from .catalog import CatalogSnapshot
 from .degraded import DegradedFeature
+
+NO_AGENTS_HINT = (
+    'Discovery imports the targets and lists the module-level pydantic_ai.Agent objects in them. '
+    'Name where yours are: `synapse agents app.agents` (a module), `app/agents.py` or a folder, '
+    '`app.agents:support` (module:attribute), or `app.agents:build_agent` (module:build_agent, a '
+    'factory function called without arguments); or set `agents` in \\[tool.synapse].'
+)
 
 
 def print_report(snapshot: CatalogSnapshot, console: Console, *, tracebacks: bool = False) -> None:
@@ -18,8 +26,11 @@ def print_report(snapshot: CatalogSnapshot, console: Console, *, tracebacks: boo
     where = ', '.join(snapshot.targets)
     if not listing.agents:
         console.print(f'No agents found in {escape(where)} (project {escape(str(snapshot.project_root))}).')
+        console.print(NO_AGENTS_HINT, highlight=False)
     else:
-        table = Table(title=f'{len(listing.agents)} agents in {escape(where)}', title_justify='left')
+        table = Table(
+            title=f'{plural(len(listing.agents), "agent")} in {escape(where)}', title_justify='left'
+        )
         table.add_column('Slug', style='bold', no_wrap=True)
         table.add_column('Model', overflow='fold')
         table.add_column('Tools', overflow='fold')
@@ -28,7 +39,7 @@ def print_report(snapshot: CatalogSnapshot, console: Console, *, tracebacks: boo
             table.add_row(escape(card.slug), escape(_model(card)), escape(_tools(card)), _notes(card))
         console.print(table)
     if listing.problems:
-        console.print(f'\n[bold red]{len(listing.problems)} discovery problems[/bold red]')
+        console.print(f'\n[bold red]{plural(len(listing.problems), "discovery problem")}[/bold red]')
         for problem in listing.problems:
             place = problem.file or problem.module or problem.target
             detail = f'{escape(problem.exception)}: {escape(problem.message)}'

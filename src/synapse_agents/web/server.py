@@ -14,6 +14,7 @@ from rich.markup import escape
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
+from .._words import plural
 from ..runtime.root import DEMO_TARGET, SynapseRuntime, env_files
 from ..settings import LoadedSettings
 from .access import AccessPolicy, ensure_enabled, policy_for
@@ -78,7 +79,9 @@ def _print_banner(context: SynapseContext, policy: AccessPolicy, console: Consol
     console.print(f'  database  {escape(database)}')
     assert context.catalog is not None
     snapshot = context.catalog.scan()  # imports the agents now, so the first page load is warm
-    problems = f', {len(snapshot.problems)} problems (run `synapse agents`)' if snapshot.problems else ''
+    problems = (
+        f', {plural(len(snapshot.problems), "problem")} (run `synapse agents`)' if snapshot.problems else ''
+    )
     console.print(
         f'  agents    {len(snapshot.agents)} found in {", ".join(snapshot.targets)}{problems}', markup=False
     )
