@@ -35,6 +35,7 @@ from .model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
 from .replay import load_history
 from .request import TurnRequest
 from .scope import Scope, ScopeMismatch
+from .sub_agents import followers
 from .target import AgentAccessDenied, TurnTarget
 from .turn import DepsUnavailable, PreparedTurn, TurnStream, remove_files
 
@@ -118,6 +119,7 @@ class ChatEngine:
             parent_run_id=_parent_run_id(turn),
             trace_parent=turn.trace_parent,
             workflow_run_id=turn.workflow_run_id,
+            sub_agents=followers(turn.sub_agents, target.agent),
             pricer=prices,
             settings=self.settings,
             price_hint=chosen if chosen in prices.book.models else None,

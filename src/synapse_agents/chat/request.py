@@ -61,6 +61,10 @@ class TurnRequest:
     process (a task queued from a tool): the turn's run joins that tree."""
     workflow_run_id: str | None = None
     """The workflow run this turn is a step of (kept on its trace and debug logs)."""
+    sub_agents: Sequence[Any] = ()
+    """Agents that run on this turn's model when its tools call them, when the turn runs on another
+    model than the agent's own (`chat/sub_agents.py`; the playground passes the other discovered
+    agents)."""
 
     def __post_init__(self) -> None:
         if self.origin not in ORIGINS:

@@ -57,6 +57,7 @@ from .outcome import (
 )
 from .recorder import Recorder
 from .scope import METADATA_KEY, Scope
+from .sub_agents import following
 from .target import TurnTarget
 
 
@@ -96,6 +97,8 @@ class PreparedTurn:
     trace_parent: RunPlace | None = None
     """Where the run that started this one sits in its trace tree (a run in another process)."""
     workflow_run_id: str | None = None
+    sub_agents: Sequence[Any] = ()
+    """Agents that follow the turn's model when they run inside it (`chat/sub_agents.py`)."""
 
     def meta(self, **values: Any) -> dict[str, Any]:
         """The assistant row's `meta`: `values`, and the configured agent's version when there is one."""
@@ -204,7 +207,7 @@ class TurnStream:
             prompt: str | list[UserContent] = turn.message
             if turn.attachments:
                 prompt = [turn.message, *(a.content() for a in turn.attachments)]
-            with traced_turn(turn, self.queue):
+            with traced_turn(turn, self.queue), following(turn.model, turn.sub_agents):
                 async with agent.run_stream_events(
                     prompt,
                     message_history=turn.history or None,

@@ -13,6 +13,8 @@ billing = Agent(
 - `synapse.deps_factory`: a zero-argument callable (sync or async) returning the agent's deps, as a
   `'module:attribute'` string or the callable itself. An agent whose `deps_type` does not admit
   None and that has no factory is listed with a `deps_factory_missing` problem saying how to add one.
+- `synapse.follow_model` (bool, default True): in a playground turn on another model than its
+  agent's own, this agent runs on that model too when a tool calls it (`chat/sub_agents.py`).
 - `synapse.debug` (bool): record (True) or never record (False) debug logs and traces of its runs,
   whatever the `debug` settings say (docs/traces.md).
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse, StreamingResponse
 
@@ -28,6 +29,20 @@ async def _found(context: SynapseContext, slug: str) -> Any:
     if found is None:
         raise ApiError(404, f'No agent with slug {slug!r}.')
     return found
+
+
+async def _discovered_agents(context: SynapseContext) -> list[Any]:
+    """The discovered agents' objects (the followers of a turn's model: `chat/sub_agents.py`)."""
+    catalog = context.catalog
+    if catalog is None:
+        return []
+    snapshot = catalog.fresh()
+    if snapshot is None:
+        try:
+            snapshot = await anyio.to_thread.run_sync(catalog.scan)
+        except Exception:
+            return []
+    return [found.agent for found in snapshot.agents]
 
 
 @router.get('/api/agents/{slug}/models', response_model=ModelList, responses=error_responses(409))
@@ -129,7 +144,15 @@ async def chat(
     service = context.chat_service()
     try:
         prepared = await service.engine.prepare(
-            TurnRequest(target, message, uploads, conversation_id or None, model or None, origin='playground')
+            TurnRequest(
+                target,
+                message,
+                uploads,
+                conversation_id or None,
+                model or None,
+                origin='playground',
+                sub_agents=await _discovered_agents(context),
+            )
         )
     except TurnRejected as exc:
         raise ApiError(exc.status, exc.message, code=exc.code) from exc
