@@ -19,7 +19,12 @@ from .agent_info import ModelRef
 
 DEMO_PROVIDER = 'synapse'
 _QUALIFIER = re.compile(r'\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*)')
-_SECRET = re.compile(r'token|secret|password|api_?key|authorization|credential|headers', re.IGNORECASE)
+_SECRET = re.compile(
+    r'token(?!s)|secret|password|passwd|api_?key|apikey|\bkey\b|authorization|credential|headers|cookie|\benv\b',
+    re.IGNORECASE,
+)
+HIDDEN = '********'
+_URL = re.compile(r'^[a-z][a-z0-9+.-]*://', re.IGNORECASE)
 
 
 def jsonable(value: Any) -> Any:
@@ -28,8 +33,60 @@ def jsonable(value: Any) -> Any:
 
 
 def redact(options: dict[str, Any]) -> dict[str, Any]:
-    """Hide values whose key names a secret (tokens, keys, headers...)."""
-    return {key: ('********' if _SECRET.search(key) and value else value) for key, value in options.items()}
+    """Hide values whose key names a secret (tokens, keys, headers, env...), at any depth, and the
+    query values and credentials of every URL."""
+    return {key: _redacted(key, value) for key, value in options.items()}
+
+
+def _redacted(key: str, value: Any) -> Any:
+    if _SECRET.search(key) and value:
+        return HIDDEN
+    if isinstance(value, dict):
+        return redact({str(k): v for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return [_redacted('', item) for item in value]
+    if isinstance(value, str) and _URL.match(value):
+        return redact_url(value)
+    return value
+
+
+def redact_url(url: str) -> str:
+    """`url` with its password and every query value hidden (the names stay)."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname or '', parts.port
+    except ValueError:
+        return HIDDEN
+    user = (
+        f'{parts.username}:{HIDDEN}@' if parts.password else (f'{parts.username}@' if parts.username else '')
+    )
+    netloc = f'{user}{host}:{port}' if port else f'{user}{host}'
+    query = '&'.join(
+        f'{name}={HIDDEN}' if sep else name
+        for name, sep, _ in (item.partition('=') for item in parts.query.split('&') if item)
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ''))
+
+
+def redact_args(args: list[str]) -> list[str]:
+    """A command line with the values of secret-like flags (`--api-key X`, `--token=X`) and
+    variables (`API_KEY=X`) hidden, and the URLs in it redacted."""
+    out: list[str] = []
+    hide_next = False
+    for arg in args:
+        if hide_next:
+            out.append(HIDDEN)
+            hide_next = False
+            continue
+        name, sep, _ = arg.partition('=')
+        if sep and _SECRET.search(name.lstrip('-')):
+            out.append(f'{name}={HIDDEN}')
+        elif arg.startswith('-') and _SECRET.search(arg.lstrip('-')):
+            out.append(arg)
+            hide_next = True
+        else:
+            out.append(redact_url(arg) if _URL.match(arg) else arg)
+    return out
 
 
 def model_ref(model: Model | str | None) -> ModelRef | None:
@@ -148,7 +205,7 @@ def transport_description(toolset: object) -> str | None:
     command = getattr(transport, 'command', None)
     if isinstance(command, str):
         args = getattr(transport, 'args', None) or []
-        return ' '.join([command, *(str(arg) for arg in args)])
+        return ' '.join(redact_args([command, *(str(arg) for arg in args)]))
     url = getattr(transport, 'url', None)
     if url is not None:
         return safe_url(str(url))
@@ -156,6 +213,18 @@ def transport_description(toolset: object) -> str | None:
     if server is not None:
         return f'in-process server {getattr(server, "name", type(server).__name__)!r}'
     return type(transport).__name__
+
+
+def mcp_label(toolset: Any, transport: str | None) -> str:
+    """An MCP toolset's label; one without an id whose label is the client's repr is named by its
+    transport instead (`MCPToolset 'npx -y @modelcontextprotocol/server-github'`)."""
+    label = str(getattr(toolset, 'label', '') or type(toolset).__name__)
+    if ' object at 0x' not in label:
+        return label
+    if not transport:
+        return type(toolset).__name__
+    shown = transport if len(transport) <= 60 else transport[:59] + '…'
+    return f"{type(toolset).__name__} '{shown}'"
 
 
 def safe_url(url: str) -> str:

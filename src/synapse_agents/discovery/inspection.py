@@ -33,6 +33,7 @@ from ._describe import (
     function_name,
     jsonable,
     location,
+    mcp_label,
     model_ref,
     redact,
     referenced_agents,
@@ -333,8 +334,9 @@ def _tool(tool: Any, toolset: str, project_root: Path) -> ToolInfo:
 def _other_toolset(leaf: AbstractToolset[Any], top: AbstractToolset[Any]) -> ToolsetInfo:
     cls = type(leaf)
     if cls.__module__ == 'pydantic_ai.mcp' or cls.__name__.startswith('MCP'):
+        transport = transport_description(leaf)
         return ToolsetInfo(
-            kind='mcp', **{'class': cls.__name__}, label=leaf.label, description=transport_description(leaf)
+            kind='mcp', **{'class': cls.__name__}, label=mcp_label(leaf, transport), description=transport
         )
     description = None
     function = getattr(leaf, 'toolset_func', None)

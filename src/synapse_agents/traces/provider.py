@@ -28,6 +28,7 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.util.types import Attributes
 
 from .processor import processor
+from .rows import without_secrets
 from .sink import current_sink
 
 logger = logging.getLogger('synapse.traces')
@@ -78,7 +79,7 @@ class _Exports(SpanProcessor):
             return
         endpoint = self._targets.pop(span.context.span_id, None)
         if endpoint is not None:
-            self._exporter(endpoint).on_end(span)
+            self._exporter(endpoint).on_end(without_secrets(span))
 
     def _exporter(self, endpoint: str) -> BatchSpanProcessor:
         with _lock:

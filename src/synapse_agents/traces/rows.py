@@ -41,6 +41,47 @@ def _attributes(span: ReadableSpan) -> dict[str, Any]:
     return dict(span.attributes or {})
 
 
+PARAMETERS = 'model_request_parameters'
+
+
+def redact_parameters(value: Any) -> Any:
+    """pydantic-ai's request parameters with the credentials of native tools (an MCP server's
+    token, headers, a URL's query) hidden: JSON text in, JSON text out."""
+    from ..discovery._describe import redact
+
+    parsed = _parsed(value)
+    if not isinstance(parsed, dict) or not parsed.get('native_tools'):
+        return value
+    tools = parsed['native_tools']
+    parsed['native_tools'] = [redact(tool) if isinstance(tool, dict) else tool for tool in tools]
+    return json.dumps(parsed, default=str) if isinstance(value, str) else parsed
+
+
+def without_secrets(span: ReadableSpan) -> ReadableSpan:
+    """`span`, or a copy whose request parameters hide native tools' credentials (for export)."""
+    attributes = span.attributes or {}
+    value = attributes.get(PARAMETERS)
+    if value is None:
+        return span
+    cleaned = redact_parameters(value)
+    if cleaned is value:
+        return span
+    return ReadableSpan(
+        name=span.name,
+        context=span.context,
+        parent=span.parent,
+        resource=span.resource,
+        attributes={**attributes, PARAMETERS: cleaned},
+        events=span.events,
+        links=span.links,
+        kind=span.kind,
+        status=span.status,
+        start_time=span.start_time,
+        end_time=span.end_time,
+        instrumentation_scope=span.instrumentation_scope,
+    )
+
+
 def _moment(nanos: int | None) -> datetime:
     if nanos is None:
         return utcnow()
@@ -175,6 +216,8 @@ def debug_log_row(
     for attribute, key in _JSON_ATTRIBUTES.items():
         if attribute in attributes:
             data[key] = _parsed(attributes[attribute])
+    if isinstance(data.get('parameters'), dict):
+        data['parameters'] = redact_parameters(data['parameters'])
     blob, size, truncated = pack(data, sink.body_limit)
     input_tokens = _int(attributes.get('gen_ai.usage.input_tokens'))
     output_tokens = _int(attributes.get('gen_ai.usage.output_tokens'))
