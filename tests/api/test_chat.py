@@ -212,3 +212,19 @@ def test_a_tool_call_streams_its_stored_duration_right_after_its_result(chat: Te
     parts = [p for m in thread['messages'] for p in m.get('parts') or []]
     parts = [p for p in parts if p['type'] in ('tool', 'native-tool')]
     assert [p['tool']['duration_ms'] for p in parts] == [t['data']['duration_ms'] for t in timings]
+
+
+@pytest.mark.parametrize(
+    ('slug', 'message', 'reason'),
+    [
+        ('chat_agents.greeter', 'hi', 'stop'),
+        (DEMO + 'support-agent', 'Where is order A-1001?', 'stop'),
+        ('chat_agents.failing', '503 hello', 'error'),
+    ],
+)
+def test_the_finish_chunk_always_carries_a_finish_reason(
+    chat: TestClient, slug: str, message: str, reason: str
+) -> None:
+    chunks = decode(send(chat, slug, message).text)
+    [finish] = [c for c in chunks if isinstance(c, dict) and c.get('type') == 'finish']
+    assert finish.get('finishReason') == reason

@@ -150,7 +150,7 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
     async def after_stream(self) -> AsyncIterator[BaseChunk]:
         if self._step_started:
             yield FinishStepChunk()
-        finish_reason = 'error' if self._failure is not None else self._finish_reason
+        finish_reason = 'error' if self._failure is not None else self._finish_reason or 'other'
         yield FinishChunk(finish_reason=finish_reason, message_metadata=self.metadata())
         yield DoneChunk()
 
@@ -237,6 +237,8 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
             from pydantic_ai.ui.vercel_ai._event_stream import _FINISH_REASON_MAP
 
             self._finish_reason = _FINISH_REASON_MAP.get(pydantic_reason, 'other')
+        else:  # the run reached its result and the model named no reason: it stopped normally
+            self._finish_reason = 'stop'
         output = event.result.output
         if not isinstance(output, str):
             yield DataChunk(type='data-structured-output', data={'output': jsonable(output)})
