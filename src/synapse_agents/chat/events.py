@@ -68,6 +68,8 @@ class TurnFailed:
     recoverable: bool
     error: BaseException | None = field(default=None, repr=False, compare=False)
     """The exception that ended the run (for an unsaved turn, the run's own error when it had one)."""
+    interrupted_tools: list[str] = field(default_factory=list)
+    """Tool calls the failure cancelled (stored as interrupted, not as failed)."""
     provider: dict[str, Any] | None = None
     """For a provider's refusal: status, its error type and code, its message, Retry-After
     (seconds) and the model (`chat/provider_errors.py`); None for any other error."""
@@ -80,7 +82,7 @@ class TurnFailed:
 
         text = ''.join(traceback_module.format_exception(error))
         message = card_message(error, str(error) or type(error).__name__)
-        return cls(type(error).__name__, message, text, recoverable, error, provider_facts(error))
+        return cls(type(error).__name__, message, text, recoverable, error, provider=provider_facts(error))
 
     def payload(self) -> dict[str, Any]:
         """The card as JSON: class, message, traceback, recoverable, provider."""

@@ -109,6 +109,8 @@ class Recorder(AbstractCapability[Any]):
     """Whether the registry priced any of the run's responses."""
     tool_count: int = 0
     """Function and native tool calls started (output-tool calls are not counted)."""
+    statuses: dict[str, str] = field(default_factory=dict)
+    """Each finished tool call's stored status, by call id."""
     timings: list[ToolTimed] = field(default_factory=list)
     """Durations of tool calls finished since the engine last drained them (as stored)."""
     _request_started: float = 0.0
@@ -271,6 +273,7 @@ class Recorder(AbstractCapability[Any]):
         self._done.add(tool_call_id)
         duration_ms = _ms(open_tool.started)
         self.timings.append(ToolTimed(tool_call_id, duration_ms))
+        self.statuses[tool_call_id] = status
         self.writes.submit(
             tool_finished(
                 open_tool.row_id,

@@ -299,6 +299,7 @@ class TurnStream:
     async def _fail(self, error: Exception) -> TurnFailed:
         """The run (or its setup) raised: store the error card, and describe it."""
         failure = TurnFailed.from_exception(error, recoverable=is_recoverable(error))
+        failure.interrupted_tools = [c for c, s in self.recorder.statuses.items() if s == 'interrupted']
         if isinstance(error, MissingApiKey):
             failure.message = str(error)
         record = ErrorRecord(

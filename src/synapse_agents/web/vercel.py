@@ -13,6 +13,8 @@ is; `SynapseEventStream` only adds:
   so the client replaces the part as its status changes;
 - `data-structured-output` with the final output of an agent that has an output type;
 - `data-notice` (such as a model fallback) for each `Notice`;
+- `data-tool-status` (transient) for each tool call a failure cancelled, before `data-error`: it
+  is stored as interrupted, where the protocol's own closing chunk says error;
 - `data-tool-timing` (transient) right after a tool call's result: its duration as stored, so the
   live card shows what a reload shows;
 - `data-error` (class, message, traceback, recoverable) just before the protocol's `error` chunk,
@@ -248,6 +250,12 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
         self._failure = failure
         async for chunk in super().on_error(error):
             if isinstance(chunk, ErrorChunk):
+                for call_id in failure.interrupted_tools:
+                    yield DataChunk(
+                        type='data-tool-status',
+                        data={'tool_call_id': call_id, 'status': 'interrupted'},
+                        transient=True,
+                    )
                 yield DataChunk(type='data-error', data=failure.payload())
                 yield ErrorChunk(error_text=f'{failure.exception_class}: {failure.message}')
             else:

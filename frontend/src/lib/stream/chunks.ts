@@ -35,6 +35,7 @@ export type UIChunk =
   | { type: 'data-notice'; id?: string; data: NoticeData }
   | { type: 'data-error'; id?: string; data: ErrorData }
   | { type: 'data-tool-timing'; id?: string; data: { tool_call_id: string; duration_ms: number } }
+  | { type: 'data-tool-status'; id?: string; data: { tool_call_id: string; status: 'interrupted' } }
 
 export interface NativeToolData {
   tool_call_id: string
@@ -65,7 +66,7 @@ const KNOWN = new Set<string>([
   'text-start', 'text-delta', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end',
   'tool-input-start', 'tool-input-delta', 'tool-input-available', 'tool-input-error',
   'tool-output-available', 'tool-output-error', 'tool-output-denied', 'error', 'source-url', 'file',
-  'data-native-tool', 'data-structured-output', 'data-notice', 'data-error', 'data-tool-timing',
+  'data-native-tool', 'data-structured-output', 'data-notice', 'data-error', 'data-tool-timing', 'data-tool-status',
 ])
 
 /** Parse one event's data into a chunk the dashboard knows; anything else (or not JSON) is null. */

@@ -128,6 +128,15 @@ describe('applyChunk', () => {
     expect(applyChunk(turn, { type: 'data-tool-timing', data: { tool_call_id: 'other', duration_ms: 9 } }, 47)).toBe(turn)
   })
 
+  it('a call the failure cancelled reads interrupted, as stored, not error', () => {
+    let turn = applyChunk(emptyTurn(), { type: 'tool-input-start', toolCallId: 'slow', toolName: 'slow' }, 0)
+    turn = applyChunk(turn, { type: 'tool-output-error', toolCallId: 'slow', errorText: 'Tool execution was interrupted by an error.' }, 5)
+    expect(toolsOf(turn)[0]!.status).toBe('error')
+    const status = parseChunk('{"type":"data-tool-status","data":{"tool_call_id":"slow","status":"interrupted"},"transient":true}')
+    turn = applyChunk(turn, status!, 6)
+    expect(toolsOf(turn)[0]!.status).toBe('interrupted')
+  })
+
   it('ignores chunk types it does not know', () => {
     expect(parseChunk('{"type":"tool-approval-request","approvalId":"a","toolCallId":"c"}')).toBeNull()
     expect(parseChunk('{"type":"data-something-new","data":{}}')).toBeNull()

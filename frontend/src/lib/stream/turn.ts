@@ -247,6 +247,9 @@ export function applyChunk(turn: Turn, chunk: UIChunk, now: number): Turn {
       }))
     case 'data-native-tool':
       return nativeTool(turn, chunk.data, now)
+    case 'data-tool-status':
+      // A call the failure cancelled: stored as interrupted, whatever the closing chunk said.
+      return updatePart(turn, isTool(chunk.data.tool_call_id), (part) => ({ ...part, tool: { ...part.tool, status: 'interrupted' } })) ?? turn
     case 'data-tool-timing':
       // The duration as stored (execution start to result): what a reload of the turn shows.
       return updatePart(turn, isTool(chunk.data.tool_call_id), (part) => ({ ...part, tool: { ...part.tool, durationMs: chunk.data.duration_ms } })) ?? turn
