@@ -19,6 +19,8 @@ const ComparePage = lazy(() =>
   import('@/features/compare/ComparePage').then((module) => ({ default: module.ComparePage }), () => unavailable('The comparison')),
 )
 const TasksPage = lazy(() => import('@/features/tasks/TasksPage').catch(() => unavailable('The Tasks page')))
+const TracesPage = lazy(() => import('@/features/traces/TracesPage').catch(() => unavailable('The Traces page')))
+const TracePage = lazy(() => import('@/features/traces/TracePage').catch(() => unavailable('The trace')))
 
 function NotFound() {
   return (
@@ -53,6 +55,22 @@ export function App() {
             element={
               <Suspense fallback={<Skeleton className="m-6 h-40" />}>
                 <TasksPage />
+              </Suspense>
+            }
+          />
+          <Route
+            path="traces"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <TracesPage />
+              </Suspense>
+            }
+          />
+          <Route
+            path="traces/:runId"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <TracePage />
               </Suspense>
             }
           />

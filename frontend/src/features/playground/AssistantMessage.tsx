@@ -60,11 +60,13 @@ export function AssistantMessage({
   meta,
   streaming,
   stopped,
+  messageId,
 }: {
   parts: AssistantPart[]
   meta: MetaView | null
   streaming: boolean
   stopped?: boolean
+  messageId?: string
 }) {
   const thoughts = parts.filter((part) => part.type === 'reasoning').length
   const reasoningTokens = thoughts === 1 ? meta?.usage?.reasoning_tokens || null : null
@@ -84,7 +86,7 @@ export function AssistantMessage({
             <Part key={key} part={group.part} reasoningTokens={reasoningTokens} />
           ),
         )}
-        <MessageMeta meta={meta} streaming={streaming} stopped={stopped} />
+        <MessageMeta meta={meta} streaming={streaming} stopped={stopped} messageId={messageId} />
       </div>
     </div>
   )

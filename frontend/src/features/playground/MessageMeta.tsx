@@ -1,10 +1,54 @@
-// The per-answer line: ↑ input ↓ output tokens, cost, duration, with a breakdown on hover/focus.
+// The per-answer line: ↑ input ↓ output tokens, cost, duration, with a breakdown on hover/focus,
+// and the Trace button that opens the turn's trace in a sheet (its code loaded on first press).
 // It keeps its height while the answer streams, so nothing below it jumps when it fills in.
-import { ArrowDown, ArrowUp } from '@/components/icons'
+import { ArrowDown, ArrowUp, GitFork } from '@/components/icons'
+import { lazy, Suspense, useState } from 'react'
 import { formatDuration, formatInt } from '@/lib/format'
 import type { MetaView } from '@/lib/thread'
 import { Tooltip } from '@/components/ui/tooltip'
 import { formatMoney } from '@/features/spend/money'
+
+// A chunk that cannot be fetched (a newer build replaced it) says so where the sheet would be.
+const TraceSheet = lazy(() =>
+  import('@/features/traces/TraceSheet').catch(() => ({
+    default: ({ open, onClose }: { messageId: string; open: boolean; onClose: () => void }) => (
+      <span role="alert" hidden={!open} className="font-sans text-destructive">
+        The trace could not be loaded: reload the page.{' '}
+        <button type="button" className="cursor-pointer underline" onClick={onClose}>
+          Close
+        </button>
+      </span>
+    ),
+  })),
+)
+
+/** The turn's trace: a button, and the sheet once it was pressed. */
+function TraceButton({ messageId }: { messageId: string }) {
+  const [open, setOpen] = useState(false)
+  const [used, setUsed] = useState(false)
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => {
+          setUsed(true)
+          setOpen(true)
+        }}
+        className="flex cursor-pointer items-center gap-1 rounded px-1 hover:bg-muted hover:text-foreground"
+        aria-label="Trace of this turn"
+        data-testid="trace-button"
+      >
+        <GitFork className="size-3" />
+        Trace
+      </button>
+      {used && (
+        <Suspense fallback={null}>
+          <TraceSheet messageId={messageId} open={open} onClose={() => setOpen(false)} />
+        </Suspense>
+      )}
+    </>
+  )
+}
 
 function Row({ label, value }: { label: string; value: string }) {
   return (
@@ -33,7 +77,18 @@ export function Breakdown({ meta }: { meta: MetaView }) {
   )
 }
 
-export function MessageMeta({ meta, streaming, stopped }: { meta: MetaView | null; streaming: boolean; stopped?: boolean }) {
+export function MessageMeta({
+  meta,
+  streaming,
+  stopped,
+  messageId,
+}: {
+  meta: MetaView | null
+  streaming: boolean
+  stopped?: boolean
+  /** The stored assistant message (its turn's trace is found by it); none: no Trace button. */
+  messageId?: string
+}) {
   return (
     <div className="flex h-6 items-center gap-3 font-mono text-[11px] text-muted-foreground" data-testid="message-meta">
       {streaming && <span className="animate-pulse">streaming…</span>}
@@ -56,6 +111,7 @@ export function MessageMeta({ meta, streaming, stopped }: { meta: MetaView | nul
         </Tooltip>
       )}
       {!streaming && stopped && <span className="text-warning">stopped</span>}
+      {!streaming && meta && messageId && <TraceButton messageId={messageId} />}
     </div>
   )
 }

@@ -14,7 +14,7 @@ function Item({ item, renderUser }: { item: ThreadItem; renderUser?: (item: User
     case 'user':
       return renderUser ? renderUser(item) : <UserBubble text={item.text} attachments={item.attachments} />
     case 'assistant':
-      return <AssistantMessage parts={item.parts} meta={item.meta} streaming={item.streaming} stopped={item.stopped} />
+      return <AssistantMessage parts={item.parts} meta={item.meta} streaming={item.streaming} stopped={item.stopped} messageId={item.id} />
     case 'error':
       return (
         <div className="pl-10">
@@ -50,7 +50,7 @@ export const Thread = forwardRef<
   return (
     <div className="relative min-h-0 flex-1">
       <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [scrollbar-gutter:stable]" data-testid="thread">
-        <div ref={content} className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-6 py-6" aria-label="Conversation">
+        <div ref={content} className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-3 py-4 sm:px-6 sm:py-6" aria-label="Conversation">
           {items.length === 0 ? empty : items.map((item) => <Item key={item.id} item={item} renderUser={renderUser} />)}
         </div>
       </div>

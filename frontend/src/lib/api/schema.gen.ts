@@ -963,6 +963,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Traces
+         * @description Root runs, newest first, one page (one query).
+         */
+        get: operations["traces_api_traces_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traces/calls/{debug_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Model Call
+         * @description One model call's debug log with its request, history and response.
+         */
+        get: operations["model_call_api_traces_calls__debug_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traces/{agent_run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trace
+         * @description The tree from this run down: its model calls, tool calls and the runs started inside them.
+         */
+        get: operations["trace_api_traces__agent_run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1723,7 +1783,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "import_error" | "target_not_found" | "spec_error" | "inspect_error" | "tool_error" | "tool_conflict" | "registry_error";
+            kind: "import_error" | "target_not_found" | "factory_error" | "spec_error" | "inspect_error" | "tool_error" | "tool_conflict" | "registry_error";
             /** Target */
             target: string;
             /** File */
@@ -1808,7 +1868,7 @@ export interface components {
             copied_from_id: string | null;
             /**
              * Details
-             * @description class, traceback, recoverable.
+             * @description class, traceback, recoverable; provider (status, type, code, message, retry_after, model) when a provider refused the request.
              */
             details: {
                 [key: string]: unknown;
@@ -2100,6 +2160,68 @@ export interface components {
             timezone?: string | null;
             /** Enabled */
             enabled?: boolean | null;
+        };
+        /**
+         * ModelCallDetail
+         * @description One model call's debug log: what was sent and what came back.
+         */
+        ModelCallDetail: {
+            /** Id */
+            id: string;
+            /** Agent Run Id */
+            agent_run_id: string;
+            /** Parent Run Id */
+            parent_run_id: string | null;
+            /** Root Run Id */
+            root_run_id: string;
+            /** Depth */
+            depth: number;
+            /** Origin */
+            origin: string;
+            /** Module */
+            module: string;
+            /** Action */
+            action: string;
+            /** Workflow Run Id */
+            workflow_run_id: string | null;
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Model */
+            model: string | null;
+            /** Provider */
+            provider: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "error";
+            /** Error */
+            error: string | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Total Tokens */
+            total_tokens: number;
+            /** Cost */
+            cost: string | null;
+            /** Finish Reason */
+            finish_reason: string | null;
+            /**
+             * Started At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            started_at: string;
+            /** Duration Ms */
+            duration_ms: number;
+            /** Truncated */
+            truncated: boolean;
+            /** Data Bytes */
+            data_bytes: number;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            };
         };
         /**
          * ModelInput
@@ -3584,6 +3706,156 @@ export interface components {
              * @description Every tool call the thread holds, copied ones included.
              */
             tool_calls: number;
+        };
+        /**
+         * TraceNode
+         * @description A node of a trace tree: a run, a model call or a tool call, with what ran inside it.
+         */
+        TraceNode: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "run" | "model" | "tool";
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Agent Run Id */
+            agent_run_id: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "error";
+            /** Error */
+            error?: string | null;
+            /**
+             * Started At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            started_at: string;
+            /** Duration Ms */
+            duration_ms: number;
+            /** Input Tokens */
+            input_tokens?: number | null;
+            /** Output Tokens */
+            output_tokens?: number | null;
+            /** Cost */
+            cost?: string | null;
+            /** Model */
+            model?: string | null;
+            /** Parent Run Id */
+            parent_run_id?: string | null;
+            /** Depth */
+            depth?: number | null;
+            /** Origin */
+            origin?: string | null;
+            /** Module */
+            module?: string | null;
+            /** Agent Key */
+            agent_key?: string | null;
+            /** Conversation Id */
+            conversation_id?: string | null;
+            /** Message Id */
+            message_id?: string | null;
+            /** Workflow Run Id */
+            workflow_run_id?: string | null;
+            /** Trace Id */
+            trace_id?: string | null;
+            /** Model Calls */
+            model_calls?: number | null;
+            /** Tool Calls */
+            tool_calls?: number | null;
+            /** Output */
+            output?: unknown;
+            /** Action */
+            action?: string | null;
+            /** Provider */
+            provider?: string | null;
+            /** Finish Reason */
+            finish_reason?: string | null;
+            /** Truncated */
+            truncated?: boolean | null;
+            /** Tool Call Id */
+            tool_call_id?: string | null;
+            /** Arguments */
+            arguments?: unknown;
+            /** Result */
+            result?: unknown;
+            /**
+             * Children
+             * @default []
+             */
+            children: components["schemas"]["TraceNode"][];
+        };
+        /**
+         * TracePage
+         * @description One page of roots, newest first.
+         */
+        TracePage: {
+            /** Roots */
+            roots: components["schemas"]["TraceRoot"][];
+            /** Next Before */
+            next_before: string | null;
+        };
+        /**
+         * TraceRoot
+         * @description A root run (no parent, or a workflow step at depth 1) as the Traces page lists it.
+         */
+        TraceRoot: {
+            /** Agent Run Id */
+            agent_run_id: string;
+            /** Parent Run Id */
+            parent_run_id: string | null;
+            /** Depth */
+            depth: number;
+            /** Origin */
+            origin: string;
+            /** Module */
+            module: string;
+            /** Agent Name */
+            agent_name: string | null;
+            /** Agent Key */
+            agent_key: string | null;
+            /** Workflow Run Id */
+            workflow_run_id: string | null;
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Message Id */
+            message_id: string | null;
+            /** Trace Id */
+            trace_id: string;
+            /** Model */
+            model: string | null;
+            /** Status */
+            status: string;
+            /** Error */
+            error: string | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Cost */
+            cost: string | null;
+            /** Model Calls */
+            model_calls: number;
+            /** Tool Calls */
+            tool_calls: number;
+            /**
+             * Started At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            started_at: string;
+            /** Duration Ms */
+            duration_ms: number;
+        };
+        /**
+         * TraceTree
+         * @description A run and everything under it.
+         */
+        TraceTree: {
+            root: components["schemas"]["TraceNode"];
         };
         /** UserMessage */
         UserMessage: {
@@ -8994,6 +9266,239 @@ export interface operations {
             };
             /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    traces_api_traces_get: {
+        parameters: {
+            query?: {
+                /** @description An agent slug. */
+                agent?: string | null;
+                origin?: ("direct" | "code" | "config" | "ephemeral" | "workflow") | null;
+                workflow_run_id?: string | null;
+                conversation_id?: string | null;
+                message_id?: string | null;
+                /** @description Only trees in which a run failed. */
+                errors?: boolean;
+                /** @description Started at or after (ISO 8601). */
+                since?: string | null;
+                /** @description Started before (ISO 8601). */
+                until?: string | null;
+                /** @description The `next_before` of the last page. */
+                before?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TracePage"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    model_call_api_traces_calls__debug_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                debug_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelCallDetail"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    trace_api_traces__agent_run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceTree"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
