@@ -5,7 +5,6 @@ import { EmptyState, ErrorState } from '@/components/common/States'
 import { Skeleton } from '@/components/ui/skeleton'
 import { AgentsPage } from '@/features/agents/AgentsPage'
 import { HistoryPage } from '@/features/history/HistoryPage'
-import { PlaygroundPage } from '@/features/playground/PlaygroundPage'
 import { RegistryPage } from '@/features/registry/RegistryPage'
 import { Shell } from '@/features/shell/Shell'
 import { SpendPage } from '@/features/spend/SpendPage'
@@ -17,6 +16,11 @@ const unavailable = (what: string) => ({
 })
 const ComparePage = lazy(() =>
   import('@/features/compare/ComparePage').then((module) => ({ default: module.ComparePage }), () => unavailable('The comparison')),
+)
+// The playground carries the markdown renderer, the tool cards and the stream: the agents page, the
+// first one most visits open, does without them.
+const PlaygroundPage = lazy(() =>
+  import('@/features/playground/PlaygroundPage').then((module) => ({ default: module.PlaygroundPage }), () => unavailable('The playground')),
 )
 const TasksPage = lazy(() => import('@/features/tasks/TasksPage').catch(() => unavailable('The Tasks page')))
 const TracesPage = lazy(() => import('@/features/traces/TracesPage').catch(() => unavailable('The Traces page')))
@@ -38,7 +42,14 @@ export function App() {
         <Route element={<Shell />}>
           <Route index element={<AgentsPage />} />
           <Route path="agents" element={<AgentsPage />} />
-          <Route path="agents/:slug/*" element={<PlaygroundPage />} />
+          <Route
+            path="agents/:slug/*"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <PlaygroundPage />
+              </Suspense>
+            }
+          />
           <Route path="history" element={<HistoryPage />} />
           <Route
             path="compare"
