@@ -10,7 +10,7 @@ import { StructuredOutputCard } from './StructuredOutputCard'
 import { ThinkingPane } from './ThinkingPane'
 import { ToolStack } from './ToolCard'
 
-function Part({ part, reasoningTokens }: { part: AssistantPart; reasoningTokens: number | null }) {
+function Part({ part, reasoningTokens, onRetry }: { part: AssistantPart; reasoningTokens: number | null; onRetry?: () => void }) {
   switch (part.type) {
     case 'text':
       return part.text ? <Markdown text={part.text} streaming={part.streaming} className="text-[14px]" /> : null
@@ -21,7 +21,7 @@ function Part({ part, reasoningTokens }: { part: AssistantPart; reasoningTokens:
     case 'notice':
       return <NoticeCard kind={part.noticeKind} message={part.message} />
     case 'error':
-      return <ErrorCard error={part.error} />
+      return <ErrorCard error={part.error} onRetry={onRetry} />
     case 'file':
       return /^(https?:|\/(?!\/)|data:image\/)/i.test(part.url) ? (
         <AttachmentTile file={{ name: part.mediaType, mediaType: part.mediaType, size: 0, url: part.url }} />
@@ -61,12 +61,18 @@ export function AssistantMessage({
   streaming,
   stopped,
   messageId,
+  onRetry,
+  onRegenerate,
 }: {
   parts: AssistantPart[]
   meta: MetaView | null
   streaming: boolean
   stopped?: boolean
   messageId?: string
+  /** Send the question again (shown on its error cards). */
+  onRetry?: () => void
+  /** Ask the question again in a branch (shown on a finished answer). */
+  onRegenerate?: () => void
 }) {
   const thoughts = parts.filter((part) => part.type === 'reasoning').length
   const reasoningTokens = thoughts === 1 ? meta?.usage?.reasoning_tokens || null : null
@@ -83,10 +89,17 @@ export function AssistantMessage({
           ) : group.type === 'sources' ? (
             <Sources key={key} sources={group.sources} />
           ) : (
-            <Part key={key} part={group.part} reasoningTokens={reasoningTokens} />
+            <Part key={key} part={group.part} reasoningTokens={reasoningTokens} onRetry={onRetry} />
           ),
         )}
-        <MessageMeta meta={meta} streaming={streaming} stopped={stopped} messageId={messageId} />
+        <MessageMeta
+          meta={meta}
+          streaming={streaming}
+          stopped={stopped}
+          messageId={messageId}
+          toolCount={parts.filter((part) => part.type === 'tool').length}
+          onRegenerate={onRegenerate}
+        />
       </div>
     </div>
   )

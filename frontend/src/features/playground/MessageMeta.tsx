@@ -1,7 +1,7 @@
 // The per-answer line: ↑ input ↓ output tokens, cost, duration, with a breakdown on hover/focus,
 // and the Trace button that opens the turn's trace in a sheet (its code loaded on first press).
 // It keeps its height while the answer streams, so nothing below it jumps when it fills in.
-import { ArrowDown, ArrowUp, GitFork } from '@/components/icons'
+import { ArrowDown, ArrowUp, GitFork, RotateCw } from '@/components/icons'
 import { lazy, Suspense, useState } from 'react'
 import { formatDuration, formatInt } from '@/lib/format'
 import type { MetaView } from '@/lib/thread'
@@ -59,8 +59,13 @@ function Row({ label, value }: { label: string; value: string }) {
   )
 }
 
-export function Breakdown({ meta }: { meta: MetaView }) {
+/**
+ * `toolCount`: the tool calls the answer shows (its cards). pydantic-ai's `usage.tool_calls` counts
+ * the calls that completed, so a stopped turn with three cards would read "0": the cards win.
+ */
+export function Breakdown({ meta, toolCount }: { meta: MetaView; toolCount?: number }) {
   const usage = meta.usage
+  const tools = toolCount ?? usage?.tool_calls
   return (
     <dl className="min-w-48 space-y-0.5 text-xs">
       {meta.model && <Row label="Model" value={meta.provider ? `${meta.provider}:${meta.model}` : meta.model} />}
@@ -70,7 +75,7 @@ export function Breakdown({ meta }: { meta: MetaView }) {
       <Row label="Cache write" value={formatInt(usage?.cache_write_tokens)} />
       <Row label="Reasoning tokens" value={formatInt(usage?.reasoning_tokens)} />
       {usage?.requests !== undefined && <Row label="Requests" value={formatInt(usage.requests)} />}
-      {usage?.tool_calls !== undefined && <Row label="Tool calls" value={formatInt(usage.tool_calls)} />}
+      {tools !== undefined && <Row label="Tool calls" value={formatInt(tools)} />}
       <Row label="Cost" value={formatMoney(meta.cost, meta.currency ?? 'USD', { exact: true })} />
       <Row label="Duration" value={formatDuration(meta.durationMs)} />
     </dl>
@@ -82,10 +87,16 @@ export function MessageMeta({
   streaming,
   stopped,
   messageId,
+  toolCount,
+  onRegenerate,
 }: {
   meta: MetaView | null
   streaming: boolean
   stopped?: boolean
+  /** The tool calls the answer shows. */
+  toolCount?: number
+  /** Run the question of this answer again (the last answer only). */
+  onRegenerate?: () => void
   /** The stored assistant message (its turn's trace is found by it); none: no Trace button. */
   messageId?: string
 }) {
@@ -93,7 +104,7 @@ export function MessageMeta({
     <div className="flex h-6 items-center gap-3 font-mono text-[11px] text-muted-foreground" data-testid="message-meta">
       {streaming && <span className="animate-pulse">streaming…</span>}
       {!streaming && meta && (
-        <Tooltip content={<Breakdown meta={meta} />}>
+        <Tooltip content={<Breakdown meta={meta} toolCount={toolCount} />}>
           <button type="button" className="flex cursor-help items-center gap-3 rounded px-1 -mx-1 hover:bg-muted" aria-label="Token and cost breakdown">
             <span className="flex items-center gap-0.5" title="Input tokens">
               <ArrowUp className="size-3" />
@@ -112,6 +123,17 @@ export function MessageMeta({
       )}
       {!streaming && stopped && <span className="text-warning">stopped</span>}
       {!streaming && meta && messageId && <TraceButton messageId={messageId} />}
+      {!streaming && onRegenerate && (
+        <button
+          type="button"
+          onClick={onRegenerate}
+          className="flex cursor-pointer items-center gap-1 rounded px-1 -mx-1 hover:bg-muted hover:text-foreground"
+          title="Ask the same question again, in a branch of this conversation"
+          data-testid="regenerate"
+        >
+          <RotateCw className="size-3" /> Regenerate
+        </button>
+      )}
     </div>
   )
 }

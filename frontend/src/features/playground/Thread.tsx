@@ -9,16 +9,33 @@ import { useStickToBottom } from './useStickToBottom'
 
 export type UserItem = Extract<ThreadItem, { kind: 'user' }>
 
-function Item({ item, renderUser }: { item: ThreadItem; renderUser?: (item: UserItem) => ReactNode }) {
+interface Actions {
+  /** Send the last question again: on the error cards of the last turn. */
+  onRetry?: () => void
+  /** Ask the last question again in a branch: on the last answer. */
+  onRegenerate?: () => void
+}
+
+function Item({ item, renderUser, onRetry, onRegenerate }: { item: ThreadItem; renderUser?: (item: UserItem) => ReactNode } & Actions) {
   switch (item.kind) {
     case 'user':
       return renderUser ? renderUser(item) : <UserBubble text={item.text} attachments={item.attachments} />
     case 'assistant':
-      return <AssistantMessage parts={item.parts} meta={item.meta} streaming={item.streaming} stopped={item.stopped} messageId={item.id} />
+      return (
+        <AssistantMessage
+          parts={item.parts}
+          meta={item.meta}
+          streaming={item.streaming}
+          stopped={item.stopped}
+          messageId={item.id}
+          onRetry={onRetry}
+          onRegenerate={onRegenerate}
+        />
+      )
     case 'error':
       return (
         <div className="pl-10">
-          <ErrorCard error={item.error} />
+          <ErrorCard error={item.error} onRetry={onRetry} />
         </div>
       )
     case 'notice':
@@ -28,6 +45,16 @@ function Item({ item, renderUser }: { item: ThreadItem; renderUser?: (item: User
         </div>
       )
   }
+}
+
+function lastUser(items: ThreadItem[]): number {
+  for (let index = items.length - 1; index >= 0; index--) if (items[index]!.kind === 'user') return index
+  return 0
+}
+
+function lastAnswer(items: ThreadItem[]): number {
+  for (let index = items.length - 1; index >= 0; index--) if (items[index]!.kind === 'assistant') return index
+  return -1
 }
 
 export interface ThreadHandle {
@@ -41,8 +68,8 @@ export const Thread = forwardRef<
     empty: ReactNode
     /** How a user message is drawn (with its edit action); the plain bubble by default. */
     renderUser?: (item: UserItem) => ReactNode
-  }
->(function Thread({ items, empty, renderUser }, ref) {
+  } & Actions
+>(function Thread({ items, empty, renderUser, onRetry, onRegenerate }, ref) {
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const { atBottom, onScroll, scrollToBottom } = useStickToBottom(scroller, content)
@@ -51,7 +78,21 @@ export const Thread = forwardRef<
     <div className="relative min-h-0 flex-1">
       <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [scrollbar-gutter:stable]" data-testid="thread">
         <div ref={content} className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-3 py-4 sm:px-6 sm:py-6" aria-label="Conversation">
-          {items.length === 0 ? empty : items.map((item) => <Item key={item.id} item={item} renderUser={renderUser} />)}
+          {items.length === 0
+            ? empty
+            : items.map((item, index) => {
+                const last = index >= lastUser(items)
+                const answered = item.kind === 'assistant' && !item.streaming && index === lastAnswer(items) && last
+                return (
+                  <Item
+                    key={item.id}
+                    item={item}
+                    renderUser={renderUser}
+                    onRetry={last ? onRetry : undefined}
+                    onRegenerate={answered && !item.parts.some((part) => part.type === 'error') ? onRegenerate : undefined}
+                  />
+                )
+              })}
         </div>
       </div>
       {!atBottom && (
