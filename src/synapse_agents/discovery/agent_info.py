@@ -86,6 +86,11 @@ class _AgentFields(_Model):
 
     slug: str = Field(description='Stable, URL-safe key: module path, then the attribute in kebab case.')
     name: str
+    label: str | None = Field(
+        None,
+        description="What to call it where names collide: its name, or 'name · module' with the shortest "
+        'part of the module path that tells agents of the same name apart.',
+    )
     module: str = Field(description='Dotted module path; for a spec file, its path in the project.')
     attribute: str = Field(description='Module attribute holding the agent; for a spec file, its file name.')
     file: str | None = Field(None, description='Source file the agent is defined in.')

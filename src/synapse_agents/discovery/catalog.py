@@ -26,6 +26,7 @@ from ._pydantic_ai_internals import degraded_features
 from .agent_info import AgentCard, AgentInfo, AgentList, DegradedFeatureInfo, DiscoveryProblem
 from .assemble import Assembler, BuiltAgent
 from .collect import Collector
+from .labels import labels
 from .reload import ReloadTracker, Stamp, stamp
 from .targets import Target, default_targets, parse_target
 
@@ -66,9 +67,15 @@ class CatalogSnapshot:
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     """The tool registry: `@synapse_agents.tool` functions and `FunctionToolset`s of the scanned modules."""
     _by_slug: dict[str, DiscoveredAgent] = field(default_factory=dict, repr=False)
+    _labels: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._by_slug = {agent.slug: agent for agent in self.agents}
+        self._labels = labels(agent.info for agent in self.agents)
+
+    def label(self, slug: str) -> str | None:
+        """What to call the agent `slug` (`discovery/labels.py`)."""
+        return self._labels.get(slug)
 
     def get(self, slug: str) -> DiscoveredAgent | None:
         """The agent with this slug, or None."""
@@ -77,7 +84,9 @@ class CatalogSnapshot:
     def listing(self) -> AgentList:
         """The `GET /api/agents` payload."""
         return AgentList(
-            agents=[agent.card for agent in self.agents],
+            agents=[
+                agent.card.model_copy(update={'label': self._labels.get(agent.slug)}) for agent in self.agents
+            ],
             problems=self.problems,
             targets=self.targets,
             project_root=str(self.project_root),

@@ -81,7 +81,8 @@ async def get_agent(slug: str, context: Context) -> AgentInfo:
     found = snapshot.get(slug) if snapshot is not None else None
     if found is None:
         raise ApiError(404, f'No agent with slug {slug!r}.')
-    return found.info
+    assert snapshot is not None
+    return found.info.model_copy(update={'label': snapshot.label(slug)})
 
 
 def _root(context: SynapseContext) -> Path:

@@ -1,0 +1,58 @@
+"""Agents that share a name are told apart by the shortest part of their module path that differs;
+a unique name is kept as it is (`discovery/labels.py`), on the cards and on each agent's detail."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from fixtures.projects import FixtureProject
+from synapse_agents.discovery.labels import labels
+
+
+@dataclass
+class Named:
+    slug: str
+    name: str
+    module: str
+
+
+def test_unique_names_stay_and_shared_names_get_the_shortest_telling_module_tail() -> None:
+    agents = [
+        Named('weather.agent', 'agent', 'examples.weather'),
+        Named('bank.support.agent', 'agent', 'examples.bank.support'),
+        Named('shop.support.agent', 'agent', 'examples.shop.support'),
+        Named('triage.triage', 'triage', 'examples.triage'),
+        Named('two.first', 'twin', 'examples.two'),
+        Named('two.second', 'twin', 'examples.two'),
+    ]
+    assert labels(agents) == {
+        'weather.agent': 'agent · weather',
+        'bank.support.agent': 'agent · bank.support',
+        'shop.support.agent': 'agent · shop.support',
+        'triage.triage': 'triage',
+        'two.first': 'twin · first',
+        'two.second': 'twin · second',
+    }
+
+
+def test_cards_and_details_carry_the_label(client_for: Callable[..., TestClient], isolated_env: Path) -> None:
+    agent = "from pydantic_ai import Agent\nagent = Agent('test')\n"
+    project = FixtureProject(isolated_env).write(
+        {
+            'agents/weather.py': agent,
+            'agents/bank.py': agent,
+            'agents/solo.py': "from pydantic_ai import Agent\nsolo = Agent('test', name='Solo')\n",
+        }
+    )
+    client = client_for([], project.root)
+    cards = {card['slug']: card['label'] for card in client.get('/api/agents').json()['agents']}
+    assert cards == {
+        'agents.bank.agent': 'agent · bank',
+        'agents.solo.solo': 'Solo',
+        'agents.weather.agent': 'agent · weather',
+    }
+    assert client.get('/api/agents/agents.weather.agent').json()['label'] == 'agent · weather'
