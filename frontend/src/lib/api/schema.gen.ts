@@ -1060,6 +1060,11 @@ export interface components {
             /** Name */
             name: string;
             /**
+             * Label
+             * @description What to call it where names collide: its name, or 'name · module' with the shortest part of the module path that tells agents of the same name apart.
+             */
+            label?: string | null;
+            /**
              * Module
              * @description Dotted module path; for a spec file, its path in the project.
              */
@@ -1120,6 +1125,11 @@ export interface components {
             slug: string;
             /** Name */
             name: string;
+            /**
+             * Label
+             * @description What to call it where names collide: its name, or 'name · module' with the shortest part of the module path that tells agents of the same name apart.
+             */
+            label?: string | null;
             /**
              * Module
              * @description Dotted module path; for a spec file, its path in the project.
