@@ -121,6 +121,7 @@ def test_models_list(chat: TestClient, monkeypatch: pytest.MonkeyPatch, context:
     assert [(m['id'], m['source']) for m in body['models']] == [
         ('function:scripted', 'agent'),
         ('demo', 'demo'),
+        ('demo-fast', 'demo'),
     ]
     modelless = chat.get('/api/agents/chat_agents.modelless/models').json()
     assert modelless['default'] == 'demo'

@@ -57,6 +57,11 @@ async def test_tool_turn_snapshot(engine: ChatEngine) -> None:
             'toolCallId': '<id>',
             'output': {'order_id': 'A-1', 'status': 'shipped'},
         },
+        {
+            'type': 'data-tool-timing',
+            'data': {'tool_call_id': '<id>', 'duration_ms': '<ms>'},
+            'transient': True,
+        },
         {'type': 'finish-step'},
         {'type': 'start-step'},
         {'type': 'text-start', 'id': '<id>'},
@@ -69,7 +74,8 @@ async def test_tool_turn_snapshot(engine: ChatEngine) -> None:
         },
         {'type': 'finish-step'},
         {
-            'type': 'finish',  # FunctionModel reports no finish reason, so none is sent
+            'type': 'finish',
+            'finishReason': 'stop',  # FunctionModel reports none: the run reached its result
             'messageMetadata': {**meta, 'usage': usage, 'duration_ms': '<ms>', 'saved': True},
         },
         {'type': '[DONE]'},
@@ -87,8 +93,9 @@ def test_provider_model_table_names_known_models() -> None:
 
 def test_selector_order_and_keys() -> None:
     options = selectable_models(None, ['openai:gpt-5.6-sol', 'demo'], environ={'XAI_API_KEY': 'k'})
-    assert [(o.id, o.source, o.available) for o in options][:3] == [
+    assert [(o.id, o.source, o.available) for o in options][:4] == [
         ('demo', 'demo', True),
+        ('demo-fast', 'demo', True),
         ('openai:gpt-5.6-sol', 'setting', False),
         ('xai:grok-4.3', 'provider', True),
     ]

@@ -1,10 +1,11 @@
 """The playground's model selector: which models an agent can run on, and building the chosen one.
 
-Selectable ids: `demo` (the offline `DemoModel`) and pydantic-ai model strings (`openai:gpt-5.6-sol`),
+Selectable ids: `demo` (the offline `DemoModel`), `demo-fast` (the same, streaming about six times
+faster: a second model to try the selector with) and pydantic-ai model strings (`openai:gpt-5.6-sol`),
 built by pydantic-ai's own `infer_model`. The list for an agent is, in order:
 
 1. the agent's own model (the default), when it has one;
-2. the demo model (the default for an agent with no model of its own);
+2. the demo models (`demo` is the default for an agent with no model of its own);
 3. the `models` setting;
 4. common models of every provider whose API key is in the environment (`PROVIDER_MODELS`).
 
@@ -23,6 +24,8 @@ from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
 
 DEMO_MODEL_ID = 'demo'
+DEMO_FAST_ID = 'demo-fast'
+DEMO_IDS = (DEMO_MODEL_ID, DEMO_FAST_ID)
 
 PROVIDER_ENV: dict[str, tuple[str, ...]] = {
     'openai': ('OPENAI_API_KEY',),
@@ -81,7 +84,7 @@ class MissingApiKey(UserError):
 
 def provider_of(model_id: str) -> str:
     """The provider part of `provider:model` (`synapse` for the demo model)."""
-    if model_id == DEMO_MODEL_ID:
+    if model_id in DEMO_IDS:
         return 'synapse'
     provider, _, _ = model_id.partition(':')
     return provider.removeprefix('gateway/') if ':' in model_id else ''
@@ -99,6 +102,8 @@ def missing_env_for(model_id: str, environ: Any = None) -> str | None:
 def _option(model_id: str, source: str, environ: Any) -> ModelOption:
     if model_id == DEMO_MODEL_ID:
         return ModelOption(DEMO_MODEL_ID, 'Synapse demo model', 'synapse', source, True, None)
+    if model_id == DEMO_FAST_ID:
+        return ModelOption(DEMO_FAST_ID, 'Synapse demo model (fast)', 'synapse', source, True, None)
     missing = missing_env_for(model_id, environ)
     label = model_id.partition(':')[2] or model_id
     return ModelOption(model_id, label, provider_of(model_id), source, missing is None, missing)
@@ -118,6 +123,7 @@ def selectable_models(agent_model_id: str | None, extra: list[str], environ: Any
     if agent_model_id:
         add(agent_model_id, 'agent')
     add(DEMO_MODEL_ID, 'demo')
+    add(DEMO_FAST_ID, 'demo')
     for model_id in extra:
         add(model_id, 'setting')
     for provider, models in PROVIDER_MODELS.items():
@@ -129,9 +135,11 @@ def selectable_models(agent_model_id: str | None, extra: list[str], environ: Any
 
 def build_model(model_id: str) -> Model:
     """The model for a selector id; a missing key raises `MissingApiKey` naming the variable."""
-    if model_id == DEMO_MODEL_ID:
+    if model_id in DEMO_IDS:
         from ..demo import DemoModel
 
+        if model_id == DEMO_FAST_ID:
+            return DemoModel(model_name=f'{DemoModel().model_name}-fast', chunk_delay=0.005)
         return DemoModel()
     missing = missing_env_for(model_id)
     if missing is not None:

@@ -42,6 +42,15 @@ support_agent = Agent(
         'You are the support assistant of a small online shop. Look orders up before answering '
         'questions about them, cite help-centre articles, and open a ticket when a human must act.'
     ),
+    metadata={
+        'synapse.suggestions': [
+            'Where is order A-1001?',
+            'Use all your tools',
+            'What did I ask you before?',
+            'Rate limit me, please',
+            'Fail mid stream',
+        ]
+    },
 )
 
 
@@ -95,7 +104,13 @@ summariser = Agent(
     name='summariser',
     description='Summarises the text it is given. Stateless: every message starts from scratch.',
     instructions='Summarise the text you are given in two sentences at most, then list its key terms.',
-    metadata={'synapse.stateless': True},
+    metadata={
+        'synapse.stateless': True,
+        'synapse.suggestions': [
+            'Summarise this: pydantic-ai agents are composable, typed and testable.',
+            'What did I say?',
+        ],
+    },
 )
 
 # --- structured_agent: a pydantic output type with nested fields and a list --------------------
@@ -134,6 +149,12 @@ structured_agent = Agent(
     description='Triages a support message into a structured TriageResult.',
     instructions='Triage the customer message: category, priority, a one-sentence summary and actions.',
     output_type=TriageResult,
+    metadata={
+        'synapse.suggestions': [
+            'My keyboard arrived broken and I want a refund.',
+            'Everything is fine, just saying thanks!',
+        ]
+    },
 )
 
 # --- flaky_agent: a tool that raises ------------------------------------------------------------
@@ -143,6 +164,7 @@ flaky_agent = Agent(
     name='flaky_agent',
     description='Checks stock levels through an inventory service that is down: its tool always fails.',
     instructions='Answer stock questions by checking the inventory service.',
+    metadata={'synapse.suggestions': ['How many KB-87 keyboards are in stock?']},
 )
 
 
@@ -164,6 +186,7 @@ orchestrator = Agent(
     name='orchestrator',
     description='Delegates summarising to the summariser agent (a nested agent run).',
     instructions='When asked about a text, delegate the summary to the summariser tool and report it.',
+    metadata={'synapse.suggestions': ['Summarise this text: pydantic-ai agents are composable.']},
 )
 
 
@@ -191,7 +214,10 @@ deps_agent = Agent(
     name='deps_agent',
     description='Answers questions about the signed-in account; its tools read the run dependencies.',
     deps_type=AccountDeps,
-    metadata={'synapse.deps_factory': 'synapse_agents.demo.agents:make_account_deps'},
+    metadata={
+        'synapse.deps_factory': 'synapse_agents.demo.agents:make_account_deps',
+        'synapse.suggestions': ['List my open invoices.'],
+    },
 )
 
 
@@ -236,6 +262,7 @@ fallback_agent = Agent(
     name='fallback_agent',
     description='Runs on a FallbackModel whose primary always fails with a 503, so the fallback answers.',
     instructions='Answer briefly.',
+    metadata={'synapse.suggestions': ['Hello! Which model answered?']},
 )
 
 # --- research_agent: a native (provider-side) web search ---------------------------------------
@@ -246,4 +273,5 @@ research_agent = Agent(
     description='Searches the web with a native WebSearchTool (answered with canned offline results).',
     instructions='Search the web before answering and cite your sources.',
     capabilities=[WebSearch(local=False)],
+    metadata={'synapse.suggestions': ['Search the web for the latest news on pydantic-ai.']},
 )

@@ -199,6 +199,11 @@ class AgentInfo(_AgentFields):
     subagents: list[SubagentInfo] = Field(default_factory=list)
     capabilities: list[CapabilityInfo] = Field(default_factory=list)
     metadata: dict[str, Any] | None = None
+    suggestions: list[str] = Field(
+        default_factory=list,
+        description="What to try, from `metadata={'synapse.suggestions': [...]}`: the empty playground "
+        'offers each as a message to send.',
+    )
     unavailable: list[str] = Field(
         default_factory=list,
         description="Facts the installed pydantic-ai does not let Synapse read, e.g. 'retries.tools' "

@@ -166,6 +166,7 @@ class Assembler:
             update={
                 'slug': slug,
                 'stateless': entry.options.stateless,
+                'suggestions': entry.options.suggestions,
                 'problems': problems,
                 'subagents': subagents,
                 'counts': info.counts.model_copy(update={'subagents': len(subagents)}),

@@ -13,6 +13,7 @@ billing = Agent(
 - `synapse.deps_factory`: a zero-argument callable (sync or async) returning the agent's deps, as a
   `'module:attribute'` string or the callable itself. An agent whose `deps_type` does not admit
   None and that has no factory is listed with a `deps_factory_missing` problem saying how to add one.
+- `synapse.suggestions` (list of strings): messages the empty playground offers to send (at most 8).
 - `synapse.follow_model` (bool, default True): in a playground turn on another model than its
   agent's own, this agent runs on that model too when a tool calls it (`chat/sub_agents.py`).
 - `synapse.debug` (bool): record (True) or never record (False) debug logs and traces of its runs,
@@ -34,6 +35,9 @@ from .agent_info import AgentProblem
 from .importer import discovery_mode, exception_message
 
 STATELESS_KEY = 'synapse.stateless'
+SUGGESTIONS_KEY = 'synapse.suggestions'
+MAX_SUGGESTIONS = 8
+SUGGESTION_CHARS = 300
 DEPS_FACTORY_KEY = 'synapse.deps_factory'
 
 
@@ -42,10 +46,19 @@ class AgentOptions:
     """The Synapse options of one agent."""
 
     stateless: bool = False
+    suggestions: list[str] = field(default_factory=list)
     deps_factory: Callable[[], Any] | None = None
     factory_name: str | None = None
     factory_module: ModuleType | None = None
     problems: list[AgentProblem] = field(default_factory=list)
+
+
+def _suggestions(value: Any) -> list[str]:
+    """The first `MAX_SUGGESTIONS` non-empty strings of a list (anything else: none)."""
+    if not isinstance(value, list | tuple):
+        return []
+    texts = [item.strip()[:SUGGESTION_CHARS] for item in value if isinstance(item, str) and item.strip()]
+    return texts[:MAX_SUGGESTIONS]
 
 
 def read_options(metadata: Any, *, agent_name: str, deps_type_name: str | None) -> AgentOptions:
@@ -53,6 +66,7 @@ def read_options(metadata: Any, *, agent_name: str, deps_type_name: str | None) 
     options = AgentOptions()
     if isinstance(metadata, dict):
         options.stateless = _truthy(metadata.get(STATELESS_KEY, False))
+        options.suggestions = _suggestions(metadata.get(SUGGESTIONS_KEY))
         spec = metadata.get(DEPS_FACTORY_KEY)
         if spec is not None:
             _resolve_factory(spec, options, agent_name)

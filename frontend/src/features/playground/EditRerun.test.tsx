@@ -15,7 +15,7 @@ const FORK = '0193aaaa-0000-7000-8000-0000000000f1'
 const at = '2026-11-30T06:00:00.000Z'
 
 const agent: AgentInfo = {
-  slug: SLUG, name: 'support_agent', label: null, module: 'demo', attribute: 'support_agent', file: null, description: 'Helps.',
+  slug: SLUG, name: 'support_agent', label: null, suggestions: [], module: 'demo', attribute: 'support_agent', file: null, description: 'Helps.',
   model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true, fallbacks: [] },
   counts: { tools: 0, native_tools: 0, toolsets: 0, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
   stateless: false, structured_output: false, problems: [], configured: false, version: null,

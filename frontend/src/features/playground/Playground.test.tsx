@@ -13,7 +13,7 @@ const SLUG = 'demo.support-agent'
 const CONVERSATION = '0193aaaa-0000-7000-8000-000000000001'
 
 const agent: AgentInfo = {
-  slug: SLUG, name: 'support_agent', label: null, module: 'demo', attribute: 'support_agent', file: null, description: 'Helps.',
+  slug: SLUG, name: 'support_agent', label: null, suggestions: [], module: 'demo', attribute: 'support_agent', file: null, description: 'Helps.',
   model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true, fallbacks: [] },
   counts: { tools: 1, native_tools: 0, toolsets: 1, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
   stateless: false, structured_output: false, problems: [], configured: false, version: null,

@@ -1206,6 +1206,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Suggestions
+             * @description What to try, from `metadata={'synapse.suggestions': [...]}`: the empty playground offers each as a message to send.
+             */
+            suggestions?: string[];
+            /**
              * Unavailable
              * @description Facts the installed pydantic-ai does not let Synapse read, e.g. 'retries.tools' (see the degraded features of `synapse agents`).
              */
