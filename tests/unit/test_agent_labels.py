@@ -1,5 +1,6 @@
 """Agents that share a name are told apart by the shortest part of their module path that differs;
-a unique name is kept as it is (`discovery/labels.py`), on the cards and on each agent's detail."""
+a unique name is kept as it is (`discovery/labels.py`), on the cards and on each agent's detail. An
+agent's suggestions come from its metadata, bounded."""
 
 from __future__ import annotations
 
@@ -56,3 +57,16 @@ def test_cards_and_details_carry_the_label(client_for: Callable[..., TestClient]
         'agents.weather.agent': 'agent · weather',
     }
     assert client.get('/api/agents/agents.weather.agent').json()['label'] == 'agent · weather'
+
+
+def test_suggestions_come_from_the_agents_metadata_and_are_bounded() -> None:
+    from synapse_agents.discovery.options import MAX_SUGGESTIONS, read_options
+
+    def read(value: object) -> list[str]:
+        return read_options({'synapse.suggestions': value}, agent_name='a', deps_type_name=None).suggestions
+
+    given = ['  Where is A-1001?  ', '', 3, 'Use all your tools']
+    assert read(given) == ['Where is A-1001?', 'Use all your tools']
+    assert read('not a list') == [] and read(None) == []
+    assert len(read([f'q{i}' for i in range(20)])) == MAX_SUGGESTIONS
+    assert len(read(['x' * 1000])[0]) == 300
