@@ -19,7 +19,7 @@ from test_forks_browser import composer, last_answer, send, shoot
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SLUG = 'agents.slow.slowpoke'
-AGENT_MODULE = r'''
+AGENT_MODULE = r"""
 import asyncio
 
 from pydantic_ai import Agent
@@ -46,6 +46,11 @@ async def stream(messages, info):
         yield {3: DeltaToolCall(name='slow_c', json_args='{}', tool_call_id='call_c')}
     elif mode == 'tools':
         yield 'All three came back.'
+    elif mode == 'quick' and not answered:
+        yield {0: DeltaToolCall(name='fast_a', json_args='{}', tool_call_id='call_a')}
+        yield {1: DeltaToolCall(name='timed_b', json_args='{}', tool_call_id='call_b')}
+    elif mode == 'quick':
+        yield 'Both came back.'
     else:
         for index in range(400):
             yield f'word{index} '
@@ -66,10 +71,16 @@ def fast_b() -> str:
 
 
 @slowpoke.tool_plain
+async def timed_b() -> str:
+    await asyncio.sleep(0.3)
+    return 'b'
+
+
+@slowpoke.tool_plain
 async def slow_c() -> str:
     await asyncio.sleep(30)
     return 'c'
-'''
+"""
 
 # What the last answer shows, in the terms a user reads it.
 SHOWN = """() => {
@@ -81,6 +92,8 @@ SHOWN = """() => {
         thoughts: [...answer.querySelectorAll('[data-testid=thinking]')]
             .map((t) => t.innerText.includes('Thought')),
         tools: [...answer.querySelectorAll('[data-testid=tool-card]')].map((t) => t.dataset.status),
+        headers: [...answer.querySelectorAll('[data-testid=tool-card] > button')]
+            .map((b) => b.innerText.replace(/\\s+/g, ' ').trim()),
         meta: meta ? meta.innerText.replace(/\\s+/g, ' ').trim() : null,
         text: [...answer.querySelectorAll('p')].map((p) => p.innerText).join(' ')
             .replace(/\\s+/g, ' ').trim(),
@@ -149,3 +162,22 @@ def test_a_stopped_answer_shows_what_a_reload_shows(browser_page: Page, server: 
         assert sorted(stored['tools']) == ['interrupted', 'success', 'success']
     else:
         assert stored['text'].startswith('word0 word1 word2')
+
+
+def test_tool_durations_live_are_the_stored_ones(browser_page: Page, server: Any) -> None:
+    page = browser_page
+    page.goto(f'{server.url}/agents/{SLUG}')
+    expect(composer(page)).to_be_enabled()
+    # The stored conversation cannot be read back: the page keeps the live copy (never replaced).
+    page.route('**/api/conversations/*', lambda route: route.abort())
+    send(page, 'quick')
+    expect(last_answer(page)).to_contain_text('Both came back.')
+    live = settled(page)
+    page.unroute('**/api/conversations/*')
+    page.reload()
+    expect(last_answer(page)).to_contain_text('Both came back.')
+    stored = settled(page)
+    assert live['headers'] == stored['headers'], 'each card shows one duration, live and stored'
+    assert len(stored['headers']) == 2 and all(
+        header.endswith('ms') or header.endswith('s') for header in stored['headers']
+    )
