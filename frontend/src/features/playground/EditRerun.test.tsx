@@ -128,6 +128,12 @@ async function openEditor(index: number) {
   return screen.findByRole('form', { name: 'Edit and re-run' })
 }
 
+// The app loads the playground on demand: have its module ready, so the first test does not spend
+// its waiting time on a cold import.
+beforeAll(async () => {
+  await import('./PlaygroundPage')
+})
+
 describe('edit and re-run', () => {
   it('forks before the message, opens the fork and sends the edited text there with its files and model', async () => {
     const server = controlledStream()

@@ -75,6 +75,11 @@ beforeEach(() => {
 })
 afterEach(() => vi.unstubAllGlobals())
 
+// The app loads the playground on demand: have its module ready before the first test waits for it.
+beforeAll(async () => {
+  await import('./PlaygroundPage')
+})
+
 describe('the playground', () => {
   it('streams an answer into the thread as it arrives, then hands it to the replay', async () => {
     const server = controlledStream()

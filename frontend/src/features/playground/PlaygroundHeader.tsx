@@ -52,11 +52,11 @@ export function PlaygroundHeader({
   onToggleInfo: () => void
 }) {
   return (
-    <header className="flex h-14 shrink-0 items-center gap-3 border-b px-4">
+    <header className="flex h-14 shrink-0 items-center gap-1 border-b px-2 sm:gap-3 sm:px-4">
       <div className="min-w-0 flex-1">
         {agent ? (
           <div className="flex min-w-0 items-center gap-2">
-            <h1 className="truncate text-sm font-semibold">{agent.name}</h1>
+            <h1 className="truncate text-sm font-semibold">{agent.label ?? agent.name}</h1>
             <span className="hidden truncate font-mono text-xs text-muted-foreground sm:inline">{formatModel(agent.model?.provider, agent.model?.name)}</span>
             {agent.stateless && (
               <Tooltip content="Stateless — each message is sent independently; the agent does not see earlier turns.">
