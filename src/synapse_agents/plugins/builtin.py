@@ -27,13 +27,14 @@ def register_routes() -> Sequence[APIRouter]:
     from ..tasks.routes import router as tasks_router
     from ..traces.routes import router as traces_router
     from ..web import api_docs, login
-    from ..web.routes import agents, attachments, chat, conversations, extensions, health
+    from ..web.routes import agents, attachments, chat, conversations, extensions, health, model_tools
 
     return [
         login.router,
         api_docs.router,
         health.router,
         agents.router,
+        model_tools.router,
         chat.router,
         conversations.router,
         attachments.router,

@@ -65,6 +65,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{slug}/model-tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Model Tools
+         * @description Function and output tools exactly as pydantic-ai hands them to the model, with their origin.
+         */
+        get: operations["get_model_tools_api_agents__slug__model_tools_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{slug}/models": {
         parameters: {
             query?: never;
@@ -2371,6 +2391,77 @@ export interface components {
              */
             fallbacks?: string[];
         };
+        /**
+         * ModelTool
+         * @description One tool definition as the model receives it.
+         */
+        ModelTool: {
+            /** Name */
+            name: string;
+            /** Description */
+            description: string | null;
+            /**
+             * Parameters
+             * @description The JSON schema of the arguments.
+             */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** Strict */
+            strict: boolean | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "function" | "output" | "external" | "unapproved";
+            /** Sequential */
+            sequential: boolean;
+            /**
+             * Dynamic
+             * @description Built per run step or changed by a prepare: may differ later.
+             */
+            dynamic: boolean;
+            /** @description Where it comes from; None when it cannot be told. */
+            origin: components["schemas"]["ToolOrigin"] | null;
+        };
+        /**
+         * ModelToolsAnswer
+         * @description The agent's tools as its model receives them on the first request of a new conversation.
+         */
+        ModelToolsAnswer: {
+            /**
+             * Tools
+             * @description Function tools ('function', 'external', 'unapproved').
+             */
+            tools: components["schemas"]["ModelTool"][];
+            /** Output Tools */
+            output_tools: components["schemas"]["ModelTool"][];
+            /** Allow Text Output */
+            allow_text_output: boolean;
+            /** Output Mode */
+            output_mode: string | null;
+            /**
+             * Dynamic
+             * @description Whether any tool is built or prepared per request.
+             */
+            dynamic: boolean;
+            /** Note */
+            note?: string | null;
+            /**
+             * Mcp Skipped
+             * @description MCP toolsets left out (not connected).
+             */
+            mcp_skipped?: string[];
+            /** Slug */
+            slug: string;
+            /** Name */
+            name: string;
+            /**
+             * Resolve Ms
+             * @description How long the resolution took, deps factory included.
+             */
+            resolve_ms: number;
+        };
         /** NativeToolInfo */
         NativeToolInfo: {
             /** Kind */
@@ -3674,6 +3765,31 @@ export interface components {
             /** Finished At */
             finished_at: string | null;
         };
+        /**
+         * ToolOrigin
+         * @description The toolset a tool comes from, and the wrappers (and capabilities) that changed it.
+         */
+        ToolOrigin: {
+            /**
+             * Toolset
+             * @description The toolset's class, e.g. 'FunctionToolset', 'ExternalToolset'.
+             */
+            toolset: string;
+            /**
+             * Id
+             * @description '<agent>': the agent's own tools, '<output>': output tools.
+             */
+            id: string | null;
+            /** Label */
+            label: string;
+            /**
+             * Name
+             * @description The name the tool has in that toolset.
+             */
+            name: string;
+            /** Wrappers */
+            wrappers?: components["schemas"]["WrapperStep"][];
+        };
         /** ToolPart */
         ToolPart: {
             /**
@@ -3901,6 +4017,28 @@ export interface components {
             /** Attachments */
             attachments: components["schemas"]["Attachment"][];
         };
+        /**
+         * WrapperStep
+         * @description One layer a tool went through on its way to the model, outermost first.
+         */
+        WrapperStep: {
+            /**
+             * Class
+             * @description 'PrefixedToolset', 'PrepareTools', 'Tool', ...
+             */
+            class: string;
+            /**
+             * Kind
+             * @description 'tool': its own `prepare=`.
+             * @enum {string}
+             */
+            kind: "toolset" | "capability" | "tool";
+            /**
+             * Detail
+             * @description e.g. "prefix 'db'", 'prepare hide_admin'.
+             */
+            detail?: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -4116,6 +4254,100 @@ export interface operations {
             };
             /** @description The store (the database) is failing: unreachable, locked or damaged. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_model_tools_api_agents__slug__model_tools_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelToolsAnswer"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input is invalid; `fields` says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error. */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
