@@ -175,6 +175,7 @@ OPERATIONS = [
     ('GET', '/api/agents'),
     ('GET', '/api/agents/{slug}'),
     ('GET', '/api/agents/{slug}/models'),
+    ('GET', '/api/agents/{slug}/model-tools'),
     ('POST', '/api/agents/{slug}/chat'),
     ('GET', '/api/conversations'),
     ('GET', '/api/conversations/{conversation_id}'),
@@ -185,6 +186,9 @@ OPERATIONS = [
     ('GET', '/api/tool-invocations/{tool_id}'),
     ('GET', '/api/attachments/{message_id}/{index}'),
     ('GET', '/api/extensions'),
+    ('GET', '/api/traces'),
+    ('GET', '/api/traces/{agent_run_id}'),
+    ('GET', '/api/traces/calls/{debug_id}'),
 ]
 
 

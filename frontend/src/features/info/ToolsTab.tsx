@@ -4,6 +4,7 @@ import type { AgentInfo, ToolInfo } from '@/lib/api/types'
 import { JsonView } from '@/components/json/JsonView'
 import { Badge } from '@/components/ui/badge'
 import { agentPath } from '@/features/conversations/paths'
+import { ModelTools } from './ModelTools'
 import { ParamTable } from './ParamTable'
 import { InfoSection } from './Section'
 
@@ -99,6 +100,7 @@ export function ToolsTab({ agent }: { agent: AgentInfo }) {
           </ul>
         </InfoSection>
       )}
+      <ModelTools slug={agent.slug} />
       {structured && (
         <InfoSection title="Output schema">
           <p className="font-mono text-xs">

@@ -8,6 +8,7 @@ import type {
   DeleteResult,
   Health,
   ModelsResponse,
+  ModelToolsAnswer,
   ToolInvocationFull,
 } from './types'
 
@@ -79,6 +80,7 @@ export const api = {
   health: () => request<Health>('/api/health'),
   agents: () => request<AgentsResponse>('/api/agents'),
   agent: (slug: string) => request<AgentInfo>(`/api/agents/${enc(slug)}`),
+  modelTools: (slug: string) => request<ModelToolsAnswer>(`/api/agents/${enc(slug)}/model-tools`),
   models: (slug: string) => request<ModelsResponse>(`/api/agents/${enc(slug)}/models`),
   conversations: (query: URLSearchParams) => {
     const qs = query.toString()

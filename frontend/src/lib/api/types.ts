@@ -32,6 +32,8 @@ export type ToolsetInfo = Sent<Schemas['ToolsetInfo']>
 export type NativeToolInfo = Sent<Schemas['NativeToolInfo']>
 export type SubagentInfo = Sent<Schemas['SubagentInfo']>
 export type AgentInfo = Sent<Schemas['AgentInfo']>
+export type ModelToolsAnswer = Sent<Schemas['ModelToolsAnswer']>
+export type ModelTool = Sent<Schemas['ModelTool']>
 export type ModelOption = Schemas['ModelOption']
 export type ModelsResponse = Schemas['ModelList']
 
