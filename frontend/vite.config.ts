@@ -30,6 +30,14 @@ export default defineConfig({
     assetsInlineLimit: 0,
     reportCompressedSize: false,
   },
+  experimental: {
+    // Chunks loaded on demand (and what they preload) are fetched under the mount prefix the page
+    // was served with (`synapse_agents.mount(app, '/synapse')`): src/lib/base.ts sets the function.
+    renderBuiltUrl(filename, { hostType }) {
+      if (hostType === 'js') return { runtime: `window.__synapseAsset(${JSON.stringify(filename)})` }
+      return undefined
+    },
+  },
   server: {
     // `npm run dev` talks to a `synapse serve` on the default port.
     proxy: { '/api': { target: 'http://127.0.0.1:8765', changeOrigin: false } },

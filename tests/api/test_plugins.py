@@ -140,6 +140,7 @@ def test_extensions_lists_the_plugins_and_the_dashboard_areas(with_notes: Synaps
         {'name': 'registry', 'path': '/registry', 'label': 'Registry'},
         {'name': 'spend', 'path': '/spend', 'label': 'Spend'},
         {'name': 'tasks', 'path': '/tasks', 'label': 'Tasks'},
+        {'name': 'traces', 'path': '/traces', 'label': 'Traces'},
         {'name': 'notes', 'path': '/notes', 'label': 'Notes'},
     ]
 
@@ -156,6 +157,7 @@ def test_without_plugins_extensions_lists_only_the_built_in_areas(context: Synap
             {'name': 'registry', 'path': '/registry', 'label': 'Registry'},
             {'name': 'spend', 'path': '/spend', 'label': 'Spend'},
             {'name': 'tasks', 'path': '/tasks', 'label': 'Tasks'},
+            {'name': 'traces', 'path': '/traces', 'label': 'Traces'},
         ],
     }
 

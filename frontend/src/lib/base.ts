@@ -9,6 +9,15 @@ function readBase(): string {
 
 export const BASE = readBase()
 
+declare global {
+  interface Window {
+    /** The URL of a built file (`assets/x.js`) under this page's base: see vite.config.ts. */
+    __synapseAsset?: (filename: string) => string
+  }
+}
+
+if (typeof window !== 'undefined') window.__synapseAsset = (filename) => `${BASE}/${filename}`
+
 /** An API path (`/api/...`) as this page must fetch it, under the mount prefix when there is one. */
 export function apiUrl(path: string, base = BASE): string {
   if (!base || !path.startsWith('/') || path.startsWith('//') || path === base || path.startsWith(`${base}/`)) return path

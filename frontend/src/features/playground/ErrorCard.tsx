@@ -55,7 +55,11 @@ export function ErrorCard({ error, onRetry }: { error: ErrorView; onRetry?: () =
   const soft = error.recoverable
   const Icon = soft ? AlertTriangle : AlertOctagon
   const provider = error.provider ?? null
-  const chips = provider ? [provider.type, provider.code && provider.code !== String(provider.status) ? provider.code : null].filter(Boolean) : []
+  // For a provider's refusal the title is its status: the exception class (what code catches) and
+  // the provider's error type and code come beside it.
+  const chips = provider
+    ? [error.className, provider.type, provider.code && provider.code !== String(provider.status) ? provider.code : null].filter(Boolean)
+    : []
   return (
     <div
       role="alert"
