@@ -281,8 +281,8 @@ def test_at_phone_width_nothing_scrolls_sideways(browser_page: Page, server: Any
     page = browser_page
     page.set_viewport_size(PHONE)
     page.goto(f'{server.url}/tasks')
-    # The sidebar folds to its icons on a phone.
-    page.get_by_role('button', name='Collapse sidebar').click()
+    # On a phone the sidebar is a drawer, closed until its button opens it.
+    expect(page.get_by_role('button', name='Open sidebar')).to_have_attribute('aria-expanded', 'false')
     watch = page.get_by_test_id('standing-card')
     expect(watch.get_by_test_id('standing-trigger').last).to_contain_text('(debounce 10 min)')
     expect(watch.get_by_test_id('run-row').get_by_test_id('task-status')).to_have_text('Succeeded')

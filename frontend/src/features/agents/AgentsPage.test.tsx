@@ -6,7 +6,7 @@ import { resetResources } from '@/lib/resource'
 import { AgentsPage } from './AgentsPage'
 
 const card = (over: Partial<AgentCard> = {}): AgentCard => ({
-  slug: 'app.support', name: 'support_agent', module: 'app', attribute: 'support_agent', description: 'Helps customers.',
+  slug: 'app.support', name: 'support_agent', label: null, module: 'app', attribute: 'support_agent', description: 'Helps customers.',
   file: null,
   model: { provider: 'openai', name: 'gpt-5', id: 'openai:gpt-5', is_demo: false, fallbacks: [] },
   tools: ['lookup_order', 'search', 'create_ticket', 'refund', 'escalate'],

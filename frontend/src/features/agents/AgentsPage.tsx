@@ -5,7 +5,8 @@ import { AgentCardView } from './AgentCardView'
 import { AgentsEmpty } from './AgentsEmpty'
 import { DiscoveryProblemCard } from './DiscoveryProblemCard'
 
-const GRID = 'grid gap-3 [grid-template-columns:repeat(auto-fill,minmax(290px,1fr))]'
+// `min(290px,100%)`: on a window narrower than one card, the card narrows instead of overflowing.
+const GRID = 'grid gap-3 [grid-template-columns:repeat(auto-fill,minmax(min(290px,100%),1fr))]'
 
 export function AgentsPage() {
   const { data, error, reload } = useAgents()

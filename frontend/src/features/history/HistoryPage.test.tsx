@@ -100,6 +100,18 @@ describe('History', () => {
     expect(within(unpriced!).getByTestId('history-cost')).toHaveTextContent(/^unpriced$/)
   })
 
+  it('gives each row what its narrow-window card shows: title, agent, tokens (named), cost and date', async () => {
+    listed = [row(2, 'Case intake', { cost: 0.00042, total_tokens: 1234 })]
+    renderAt('/history')
+    const table = await screen.findByRole('table', { name: 'Conversations' })
+    const [card] = within(table).getAllByTestId('history-row')
+    expect(within(card!).getByRole('link', { name: 'Case intake' })).toBeInTheDocument()
+    expect(within(card!).getByTestId('history-agent')).toHaveTextContent('support_agent')
+    expect(within(card!).getByTestId('history-tokens')).toHaveTextContent(/^1\.2k tokens$/)
+    expect(within(card!).getByTestId('history-cost')).toHaveTextContent('$0.00042')
+    expect(within(card!).getByTestId('history-date')).toHaveTextContent(/2026/)
+  })
+
   it('filters by origin and scope, in the URL and in the API query', async () => {
     renderAt('/history')
     await screen.findByRole('table', { name: 'Conversations' })

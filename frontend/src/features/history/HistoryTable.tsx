@@ -1,6 +1,7 @@
 import { CheckCircle2, GitFork, XCircle } from '@/components/icons'
 import { Link, useNavigate } from 'react-router'
 import type { ConversationRow } from '@/lib/api/types'
+import { cn } from '@/lib/cn'
 import { formatCompact, formatDateTime, formatInt } from '@/lib/format'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { ConversationMenu } from '@/features/conversations/ConversationMenu'
@@ -22,6 +23,13 @@ function Status({ status }: { status: ConversationRow['status'] }) {
   )
 }
 
+// Below `lg` each row is a card, the same cells laid out in three lines: title (and snippet) with
+// its menu; agent, status, origin and scope; tokens, cost and date. The row's ::before and ::after
+// break the lines; `order` places the cells.
+const CARD_ROW =
+  'max-lg:flex max-lg:flex-wrap max-lg:items-center max-lg:gap-x-3 max-lg:[row-gap:--spacing(1)] max-lg:px-3 max-lg:py-2.5 max-lg:before:order-3 max-lg:before:basis-full max-lg:after:order-7 max-lg:after:basis-full'
+const CARD_CELL = 'max-lg:p-0'
+
 const INDENT_REM = 1.25
 const MAX_INDENT = 4
 
@@ -31,7 +39,14 @@ function Title({ entry, path }: { entry: HistoryEntry; path: string }) {
   return (
     <div className="min-w-0" style={indent}>
       <TitleLine row={row} depth={depth} forkOf={forkOf} path={path} />
-      {row.snippet && <SearchSnippet text={row.snippet} matches={row.snippet_matches ?? []} className="mt-0.5 block truncate text-xs text-muted-foreground" />}
+      {row.snippet && (
+        <SearchSnippet
+          text={row.snippet}
+          matches={row.snippet_matches ?? []}
+          lead={24}
+          className="mt-0.5 line-clamp-2 break-words text-xs text-muted-foreground"
+        />
+      )}
     </div>
   )
 }
@@ -40,7 +55,7 @@ function TitleLine({ row, depth, forkOf, path }: HistoryEntry & { path: string }
   return (
     <div className="flex min-w-0 items-center gap-1.5">
       {(depth > 0 || forkOf) && <GitFork className="size-3.5 shrink-0 text-muted-foreground" aria-label="Fork" role="img" />}
-      <Link to={path} onClick={(event) => event.stopPropagation()} className="min-w-0 truncate text-[13px] font-medium hover:underline">
+      <Link to={path} onClick={(event) => event.stopPropagation()} className="min-w-0 truncate text-[13px] font-medium hover:underline max-lg:whitespace-normal max-lg:break-words">
         {row.title || 'Untitled'}
       </Link>
       {forkOf && (
@@ -60,8 +75,9 @@ function TitleLine({ row, depth, forkOf, path }: HistoryEntry & { path: string }
 export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
   const navigate = useNavigate()
   return (
-    <Table aria-label="Conversations">
-      <TableHeader>
+    // `relative`: the header's visually hidden label stays inside the table's own scroller.
+    <Table aria-label="Conversations" className="relative max-lg:block">
+      <TableHeader className="max-lg:hidden">
         <TableRow className="hover:bg-transparent">
           <TableHead className="w-44">Agent</TableHead>
           <TableHead>Message</TableHead>
@@ -75,44 +91,53 @@ export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
           </TableHead>
         </TableRow>
       </TableHeader>
-      <TableBody>
+      <TableBody className="max-lg:block">
         {groupForks(rows).map((entry) => {
           const { row } = entry
           const path = conversationPath(row.agent_key, row.id)
           return (
             <TableRow
               key={row.id}
-              className="cursor-pointer"
+              className={cn('cursor-pointer', CARD_ROW)}
               onClick={() => navigate(path)}
               data-testid="history-row"
               data-depth={entry.depth}
               data-fork={row.forked_from_id ? 'true' : undefined}
             >
-              <TableCell className="max-w-44 truncate text-[13px] text-muted-foreground">{row.agent_name}</TableCell>
-              <TableCell className="max-w-0">
+              <TableCell className={cn('max-w-44 truncate text-[13px] text-muted-foreground max-lg:order-4 max-lg:max-w-full', CARD_CELL)} data-testid="history-agent">
+                {row.agent_name}
+              </TableCell>
+              <TableCell className={cn('max-w-0 max-lg:order-1 max-lg:min-w-0 max-lg:max-w-none max-lg:flex-1', CARD_CELL)}>
                 <Title entry={entry} path={path} />
               </TableCell>
-              <TableCell className="max-w-44">
-                <div className="flex min-w-0 flex-col items-start gap-0.5">
+              <TableCell className={cn('max-w-44 max-lg:order-6 max-lg:min-w-0 max-lg:max-w-full', CARD_CELL)}>
+                <div className="flex min-w-0 flex-col items-start gap-0.5 max-lg:flex-row max-lg:flex-wrap max-lg:items-center max-lg:gap-x-2">
                   <OriginBadge origin={row.origin} />
                   <ScopeLine scoped={row} className="max-w-full" />
                 </div>
               </TableCell>
-              <TableCell>
+              <TableCell className={cn('max-lg:order-5', CARD_CELL)}>
                 <Status status={row.status} />
               </TableCell>
-              <TableCell className="text-right font-mono text-xs" title={`${formatInt(row.input_tokens)} in · ${formatInt(row.output_tokens)} out`}>
+              <TableCell
+                className={cn('text-right font-mono text-xs max-lg:order-8', CARD_CELL)}
+                title={`${formatInt(row.input_tokens)} in · ${formatInt(row.output_tokens)} out`}
+                data-testid="history-tokens"
+              >
                 {formatCompact(row.total_tokens)}
+                <span className="text-muted-foreground lg:hidden"> tokens</span>
               </TableCell>
               <TableCell
-                className={row.cost === null ? 'text-right font-mono text-xs text-warning' : 'text-right font-mono text-xs'}
+                className={cn('text-right font-mono text-xs max-lg:order-9', row.cost === null && 'text-warning', CARD_CELL)}
                 title={row.cost === null ? 'No price is known for these calls' : formatMoney(row.cost, 'USD', { exact: true })}
                 data-testid="history-cost"
               >
                 {formatMoney(row.cost)}
               </TableCell>
-              <TableCell className="font-mono text-xs text-muted-foreground">{formatDateTime(row.created_at)}</TableCell>
-              <TableCell onClick={(event) => event.stopPropagation()}>
+              <TableCell className={cn('font-mono text-xs text-muted-foreground max-lg:order-10', CARD_CELL)} data-testid="history-date">
+                {formatDateTime(row.created_at)}
+              </TableCell>
+              <TableCell className={cn('max-lg:order-2 max-lg:self-start', CARD_CELL)} onClick={(event) => event.stopPropagation()}>
                 <ConversationMenu conversation={row} />
               </TableCell>
             </TableRow>

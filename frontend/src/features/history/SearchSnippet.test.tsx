@@ -1,6 +1,6 @@
 // The snippet's highlighting: marks exactly at the offsets, counted in code points, text never markup.
 import { render, screen } from '@testing-library/react'
-import { SearchSnippet, snippetParts } from './SearchSnippet'
+import { leadingUpTo, SearchSnippet, snippetParts } from './SearchSnippet'
 
 const marks = () => Array.from(document.querySelectorAll('mark')).map((mark) => mark.textContent)
 
@@ -29,5 +29,16 @@ describe('SearchSnippet', () => {
       { text: 'cdef', marked: false },
     ])
     expect(snippetParts('abc', [])).toEqual([{ text: 'abc', marked: false }])
+  })
+})
+
+describe('a snippet kept in view', () => {
+  it('keeps at most `lead` characters before the first match, and moves the offsets with the cut', () => {
+    const text = 'a'.repeat(50) + 'Pomegranate' + ' tail'
+    const { text: shown, matches } = leadingUpTo(text, [[50, 61]], 10)
+    expect(shown).toBe('…' + 'a'.repeat(10) + 'Pomegranate tail')
+    expect(Array.from(shown).slice(matches[0]![0], matches[0]![1]).join('')).toBe('Pomegranate')
+    expect(leadingUpTo('short Pomegranate', [[6, 17]], 10)).toEqual({ text: 'short Pomegranate', matches: [[6, 17]] })
+    expect(leadingUpTo('no match here', [], 3).text).toBe('no match here')
   })
 })

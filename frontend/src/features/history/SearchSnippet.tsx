@@ -19,8 +19,32 @@ export function snippetParts(text: string, matches: readonly Match[]): { text: s
   return parts
 }
 
-export function SearchSnippet({ text, matches, className }: { text: string; matches: readonly Match[]; className?: string }) {
-  const children: ReactNode[] = snippetParts(text, matches).map((part, index) =>
+/**
+ * The snippet with at most `lead` characters before its first match (the cut marked with "…") and
+ * the offsets moved with it, so the match is in view even in a narrow column.
+ */
+export function leadingUpTo(text: string, matches: readonly Match[], lead: number): { text: string; matches: Match[] } {
+  const first = Math.min(...matches.map(([start]) => start))
+  if (!Number.isFinite(first) || first <= lead) return { text, matches: [...matches] }
+  const points = Array.from(text)
+  const cut = first - lead
+  return { text: `…${points.slice(cut).join('')}`, matches: matches.map(([start, end]) => [start - cut + 1, end - cut + 1] as const) }
+}
+
+export function SearchSnippet({
+  text,
+  matches,
+  className,
+  lead,
+}: {
+  text: string
+  matches: readonly Match[]
+  className?: string
+  /** Keep at most this many characters before the first match. */
+  lead?: number
+}) {
+  const shown = lead === undefined ? { text, matches } : leadingUpTo(text, matches, lead)
+  const children: ReactNode[] = snippetParts(shown.text, shown.matches).map((part, index) =>
     part.marked ? (
       <mark key={index} className="rounded-sm bg-warning/25 text-foreground">
         {part.text}

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type R
 import { Button } from '@/components/ui/button'
 import { Textarea } from '@/components/ui/textarea'
 import { Tooltip } from '@/components/ui/tooltip'
+import { useLayout } from '@/features/shell/useLayout'
 import { AttachmentList } from './Attachments'
 
 const MAX_HEIGHT = 200
@@ -31,6 +32,8 @@ export function Composer({
   inputRef: React.RefObject<HTMLTextAreaElement>
 }) {
   const [text, setText] = useState('')
+  // A phone's keyboard has no Shift+Enter to speak of, and the long hint would fill the box.
+  const layout = useLayout()
   const picker = useRef<HTMLInputElement>(null)
   const canSend = !busy && !disabled && (text.trim().length > 0 || files.length > 0)
 
@@ -59,7 +62,7 @@ export function Composer({
   }
 
   return (
-    <div className="shrink-0 px-6 pb-5 pt-2">
+    <div className="shrink-0 px-3 pb-3 pt-2 sm:px-6 sm:pb-5">
       <form onSubmit={submit} className="mx-auto w-full max-w-3xl rounded-xl border bg-card shadow-sm focus-within:border-ring/60" aria-label="Message composer">
         <AttachmentList
           files={files.map((file) => ({ name: file.name, mediaType: file.type, size: file.size, url: null }))}
@@ -73,7 +76,7 @@ export function Composer({
           disabled={disabled}
           onChange={(event) => setText(event.target.value)}
           onKeyDown={onKeyDown}
-          placeholder={disabled ? disabledReason : 'Message the agent…  (Enter to send, Shift+Enter for a new line)'}
+          placeholder={disabled ? disabledReason : layout === 'phone' ? 'Message the agent…' : 'Message the agent…  (Enter to send, Shift+Enter for a new line)'}
           aria-label="Message"
           className="block max-h-[200px] px-3.5 pb-1 pt-3"
         />

@@ -101,7 +101,7 @@ export function MessageMeta({
   messageId?: string
 }) {
   return (
-    <div className="flex h-6 items-center gap-3 font-mono text-[11px] text-muted-foreground" data-testid="message-meta">
+    <div className="flex min-h-6 flex-wrap items-center gap-x-3 gap-y-0.5 font-mono text-[11px] text-muted-foreground" data-testid="message-meta">
       {streaming && <span className="animate-pulse">streaming…</span>}
       {!streaming && meta && (
         <Tooltip content={<Breakdown meta={meta} toolCount={toolCount} />}>

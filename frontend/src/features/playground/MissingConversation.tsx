@@ -5,7 +5,7 @@ import { Button } from '@/components/ui/button'
 
 export function MissingConversation({ agentName, onStartNew }: { agentName: string | undefined; onStartNew: () => void }) {
   return (
-    <div className="shrink-0 px-6 pb-5 pt-2">
+    <div className="shrink-0 px-3 pb-3 pt-2 sm:px-6 sm:pb-5">
       <div
         role="region"
         aria-label="Conversation not found"

@@ -23,7 +23,7 @@ import { combineThread, combineTotals } from './threadItems'
 import { useChatSession, type SendInput } from './useChatSession'
 import { useFileDrop } from './useFileDrop'
 import { UserBubble } from './UserBubble'
-import { useRerun } from './useRerun'
+import { fileOf, useRerun } from './useRerun'
 
 export function PlaygroundPage() {
   const { slug = '' } = useParams()
@@ -33,7 +33,7 @@ export function PlaygroundPage() {
 
 function ThreadSkeleton() {
   return (
-    <div className="mx-auto w-full max-w-3xl space-y-6 px-6 py-6" aria-busy="true" aria-label="Loading the conversation">
+    <div className="mx-auto w-full max-w-3xl space-y-6 px-3 py-4 sm:px-6 sm:py-6" aria-busy="true" aria-label="Loading the conversation">
       <Skeleton className="ml-auto h-10 w-1/2 rounded-2xl" />
       <Skeleton className="h-24 w-4/5" />
       <Skeleton className="ml-auto h-10 w-1/3 rounded-2xl" />
@@ -151,6 +151,22 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
       />
     )
 
+  // The last question: Retry sends it again here; Regenerate asks it again in a branch (the
+  // answer on screen stays where it is), which needs it stored.
+  const lastQuestion = [...items].reverse().find((item): item is UserItem => item.kind === 'user')
+  const lastStored = lastQuestion && editable.has(lastQuestion.id) ? lastQuestion : undefined
+  const retry = () => {
+    if (!lastQuestion) return
+    void Promise.all(lastQuestion.attachments.map(fileOf)).then(
+      (attached) => sendOn({ message: lastQuestion.text, files: attached, model: selectedModel }),
+      () => undefined, // an attachment cannot be read back: send nothing rather than a message without it
+    )
+  }
+  const regenerate = () => {
+    if (!lastStored) return
+    void rerun.rerun({ messageId: lastStored.id, message: lastStored.text, attachments: lastStored.attachments, model: selectedModel })
+  }
+
   const startNew = () => {
     session.reset()
     navigate({ pathname: agentPath(slug), search: location.search })
@@ -191,13 +207,20 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
             <ThreadSkeleton />
           </div>
         ) : (
-          <Thread ref={thread} items={items} empty={<PlaygroundEmpty agent={agent.data} />} renderUser={renderUser} />
+          <Thread
+            ref={thread}
+            items={items}
+            empty={<PlaygroundEmpty agent={agent.data} onSuggest={session.busy || unavailable ? undefined : send} />}
+            renderUser={renderUser}
+            onRetry={session.busy || unavailable || !lastQuestion ? undefined : retry}
+            onRegenerate={session.busy || unavailable || !lastStored ? undefined : regenerate}
+          />
         )}
         {detail.error !== undefined && !conversationMissing && !detail.data && (
           <ErrorState error={detail.error} retry={detail.reload} className="py-4" />
         )}
         {offerNew ? (
-          <MissingConversation agentName={agent.data?.name} onStartNew={startNew} />
+          <MissingConversation agentName={agent.data?.label ?? agent.data?.name} onStartNew={startNew} />
         ) : (
           <Composer
             busy={session.busy}

@@ -87,7 +87,7 @@ export function RerunEditor({
   }
 
   return (
-    <form onSubmit={submit} className="ml-auto w-full max-w-[80%] rounded-xl border bg-card shadow-sm focus-within:border-ring/60" aria-label="Edit and re-run" data-testid="rerun-editor">
+    <form onSubmit={submit} className="ml-auto w-full max-w-[80%] rounded-xl border bg-card shadow-sm focus-within:border-ring/60 max-sm:max-w-full" aria-label="Edit and re-run" data-testid="rerun-editor">
       <AttachmentList files={files} onRemove={(index) => setFiles(files.filter((_, i) => i !== index))} className="px-3 pt-3" />
       <Textarea
         ref={box}

@@ -59,7 +59,7 @@ export function KindTab({ kind }: { kind: EntryKind }) {
     )
 
   return (
-    <div className="grid gap-3">
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-3">
       <div className="flex flex-wrap items-center gap-3">
         <Button size="sm" onClick={() => setEditing('')}>
           <Plus /> New {what}
@@ -80,7 +80,8 @@ export function KindTab({ kind }: { kind: EntryKind }) {
       )}
       {rows.length > 0 && (
         <div className="rounded-lg border">
-          <Table aria-label={kind}>
+          {/* Stacked below `lg` (styles/index.css); `relative` keeps the hidden header label inside the table's scroller. */}
+          <Table aria-label={kind} className="table-stack relative">
             <TableHeader>
               <TableRow className="hover:bg-transparent">
                 {columns.map((column, i) => (
@@ -95,7 +96,7 @@ export function KindTab({ kind }: { kind: EntryKind }) {
               {rows.map((row) => (
                 <TableRow key={row.key} data-testid="registry-row" data-key={row.key}>
                   {columns.map((column, i) => (
-                    <TableCell key={i} className={column.className}>
+                    <TableCell key={i} className={column.className} data-label={column.label || undefined}>
                       {column.cell(row)}
                     </TableCell>
                   ))}

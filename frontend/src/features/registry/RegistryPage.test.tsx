@@ -180,6 +180,21 @@ describe('the registry', () => {
     expect(writes.at(-1)!.body).toMatchObject({ key: 'deckhand', name: 'Deckhand', preset_key: 'warm', tone_key: 'pirate', tools: ['lookup_order', 'tag:support'], enabled: true, is_sandbox: false })
   })
 
+  it("names each cell's column, for the stacked rows of a narrow window; an enabled entry's state cell is empty", async () => {
+    store.providers!.push(
+      { key: 'local', kind: 'openai-compatible', name: 'Local', base_url: 'http://127.0.0.1:11434/v1', secret_set: false, secret_last4: null, options: {}, enabled: true, ...STAMP },
+      { key: 'off', kind: 'openai', name: 'Off', base_url: null, secret_set: false, secret_last4: null, options: {}, enabled: false, ...STAMP },
+    )
+    renderAt('/registry/providers')
+    const [local, off] = await screen.findAllByTestId('registry-row')
+    expect(screen.getByRole('table', { name: 'providers' })).toHaveClass('table-stack')
+    const cells = within(local!).getAllByRole('cell')
+    expect(cells.map((cell) => cell.dataset.label ?? null)).toEqual(['Key', 'Kind', 'Base URL', 'API key', null, null])
+    expect(cells[2]).toHaveTextContent('http://127.0.0.1:11434/v1')
+    expect(cells[4]).toBeEmptyDOMElement()
+    expect(within(off!).getAllByRole('cell')[4]).toHaveTextContent('disabled')
+  })
+
   it('Show sandboxes asks for them and stays in the URL', async () => {
     renderAt('/registry/presets')
     await userEvent.click(await screen.findByRole('checkbox', { name: 'Show sandboxes' }))

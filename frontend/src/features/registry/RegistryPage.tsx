@@ -29,7 +29,7 @@ export function RegistryPage() {
         description="Providers, models, presets, tones and agents kept in the database, and the settings stored beside them."
       />
       <Tabs value={tab} onValueChange={open} className="gap-4 p-6">
-        <TabsList aria-label="Kinds" className="self-start">
+        <TabsList aria-label="Kinds" className="max-w-full self-start max-sm:h-auto max-sm:flex-wrap">
           {TABS.map((name) => (
             <TabsTrigger key={name} value={name}>
               {title(name)}

@@ -15,12 +15,14 @@ const mono = (text: ReactNode) => <span className="font-mono text-xs">{text}</sp
 const plain = (text: ReactNode) => <span className="text-[13px]">{text}</span>
 const muted = (text: ReactNode) => <span className="text-[13px] text-muted-foreground">{text ?? '—'}</span>
 const optional = (value: number | null) => muted(value === null ? '—' : String(value))
-const state = (enabled: boolean, sandbox = false) => (
-  <span className="flex gap-1">
-    {!enabled && <Badge variant="outline">disabled</Badge>}
-    {sandbox && <Badge variant="warning">sandbox</Badge>}
-  </span>
-)
+// Nothing at all when enabled and not a sandbox: a stacked row on a phone then skips the cell.
+const state = (enabled: boolean, sandbox = false) =>
+  enabled && !sandbox ? null : (
+    <span className="flex gap-1">
+      {!enabled && <Badge variant="outline">disabled</Badge>}
+      {sandbox && <Badge variant="warning">sandbox</Badge>}
+    </span>
+  )
 
 export const COLUMNS: { [K in EntryKind]: Column<EntryOf[K]>[] } = {
   providers: [

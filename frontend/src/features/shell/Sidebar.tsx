@@ -1,5 +1,6 @@
 // The app shell's left column: navigation, recent conversations, agents, version and theme.
-import { Bot, CalendarClock, Database, History, LayoutGrid, PanelLeftClose, PanelLeftOpen, Wallet } from '@/components/icons'
+// Docked beside the content, or inside the drawer on a narrow window (see Shell).
+import { Bot, CalendarClock, Database, GitFork, History, LayoutGrid, PanelLeftClose, PanelLeftOpen, Wallet } from '@/components/icons'
 import type { ReactNode } from 'react'
 import { NavLink } from 'react-router'
 import { cn } from '@/lib/cn'
@@ -88,12 +89,20 @@ function Footer({ collapsed }: { collapsed: boolean }) {
   )
 }
 
-export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle: () => void }) {
+/**
+ * The sidebar itself: docked beside the content (whole, or folded to its icons), or inside the
+ * drawer on a narrow window, where its toggle closes the drawer.
+ */
+export function Sidebar({ collapsed, onToggle, drawer = false }: { collapsed: boolean; onToggle: () => void; drawer?: boolean }) {
   const ToggleIcon = collapsed ? PanelLeftOpen : PanelLeftClose
+  const action = drawer ? 'Close' : collapsed ? 'Expand' : 'Collapse'
   return (
     <aside
       aria-label="Sidebar"
-      className={cn('flex h-full shrink-0 flex-col border-r bg-surface transition-[width] duration-150', collapsed ? 'w-14' : 'w-64')}
+      className={cn(
+        'flex h-full shrink-0 flex-col bg-surface',
+        drawer ? 'w-full' : ['border-r transition-[width] duration-150', collapsed ? 'w-14' : 'w-64'],
+      )}
     >
       <div className={cn('flex h-14 items-center gap-2 px-3', collapsed && 'flex-col justify-center px-0')}>
         {!collapsed && (
@@ -102,12 +111,12 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
             <span className="font-semibold tracking-tight">Synapse</span>
           </>
         )}
-        <Tooltip content={`${collapsed ? 'Expand' : 'Collapse'} sidebar (Ctrl+B)`} side="right">
+        <Tooltip content={drawer ? 'Close sidebar (Esc)' : `${action} sidebar (Ctrl+B)`} side="right">
           <button
             type="button"
             onClick={onToggle}
-            aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
-            aria-expanded={!collapsed}
+            aria-label={`${action} sidebar`}
+            aria-expanded={drawer ? undefined : !collapsed}
             className="ml-auto flex size-8 cursor-pointer items-center justify-center rounded-md text-muted-foreground hover:bg-accent hover:text-foreground data-[c=true]:ml-0"
             data-c={collapsed}
           >
@@ -121,6 +130,7 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
         <NavItem to="/registry" icon={<Database />} label="Registry" collapsed={collapsed} />
         <NavItem to="/spend" icon={<Wallet />} label="Spend" collapsed={collapsed} />
         <NavItem to="/tasks" icon={<CalendarClock />} label="Tasks" collapsed={collapsed} />
+        <NavItem to="/traces" icon={<GitFork />} label="Traces" collapsed={collapsed} />
       </nav>
       <div className="mt-4 min-h-0 flex-1 space-y-5 overflow-y-auto px-2 pb-3">
         {!collapsed && (

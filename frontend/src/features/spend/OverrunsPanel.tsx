@@ -26,17 +26,24 @@ const AMOUNTS = [
 function Row({ overrun: o }: { overrun: Overrun }) {
   return (
     <TableRow data-testid="overrun-row">
-      <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(o.created_at)}</TableCell>
-      <TableCell>
-        {o.scope} <span className="font-mono">{o.scope_id}</span>
-        <p className="text-muted-foreground">{PERIOD_LABEL[o.period] ?? o.period}</p>
+      <TableCell className="whitespace-nowrap text-muted-foreground" data-label="When">
+        {formatDateTime(o.created_at)}
       </TableCell>
-      <TableCell className="font-mono">
-        {o.agent_key ?? '—'}
-        <p className="text-muted-foreground">{[o.tenant, o.user].filter(Boolean).join(' · ')}</p>
+      {/* One box per cell: a stacked row on a phone lays its label and this side by side. */}
+      <TableCell data-label="Limit">
+        <div>
+          {o.scope} <span className="font-mono">{o.scope_id}</span>
+          <p className="text-muted-foreground">{PERIOD_LABEL[o.period] ?? o.period}</p>
+        </div>
       </TableCell>
-      {AMOUNTS.map(([name]) => (
-        <TableCell key={name} className="text-right font-mono" data-testid={`overrun-${name}`}>
+      <TableCell className="font-mono" data-label="Agent & who">
+        <div>
+          {o.agent_key ?? '—'}
+          <p className="text-muted-foreground">{[o.tenant, o.user].filter(Boolean).join(' · ')}</p>
+        </div>
+      </TableCell>
+      {AMOUNTS.map(([name, label]) => (
+        <TableCell key={name} className="text-right font-mono" data-testid={`overrun-${name}`} data-label={label}>
           {formatMoney(o[name], o.currency)}
         </TableCell>
       ))}
@@ -51,7 +58,7 @@ export function OverrunsPanel({ state, onChange }: { state: SpendState; onChange
   const first = (state.page - 1) * size + 1
   return (
     <section aria-label="Overruns" className="space-y-3">
-      <div className="flex items-center gap-2">
+      <div className="flex flex-wrap items-center gap-2">
         <DateRange from={state.from} to={state.to} onChange={(from, to) => onChange({ from, to })} />
         {state.limit && (
           <button type="button" onClick={() => onChange({ limit: '' })} className="flex h-8 cursor-pointer items-center gap-1.5 rounded-md border px-2 text-[13px] text-muted-foreground" aria-label="Show the overruns of every limit">
@@ -63,7 +70,7 @@ export function OverrunsPanel({ state, onChange }: { state: SpendState; onChange
       {data?.overruns.length === 0 && <EmptyState icon={<CheckCircle2 />} title="No call was refused" />}
       {data && data.overruns.length > 0 && (
         <>
-          <Table aria-label="Overrun log" className="rounded-lg border text-xs">
+          <Table aria-label="Overrun log" className="table-stack rounded-lg border text-xs">
             <TableHeader>
               <TableRow>
                 {['When', 'Limit', 'Agent & who'].map((name) => (

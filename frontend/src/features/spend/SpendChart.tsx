@@ -117,11 +117,11 @@ export function SpendChart({ series, from, to, currency, stack }: { series: Spen
           </p>
         </div>
       )}
-      <ul aria-label="Legend" className="mt-2 flex flex-wrap gap-x-4 pl-16 text-xs" data-testid="spend-legend">
+      <ul aria-label="Legend" className="mt-2 flex flex-wrap gap-x-4 pl-16 text-xs max-sm:gap-y-1 max-sm:pl-0" data-testid="spend-legend">
         {keys.map((key) => (
-          <li key={key} className="flex items-center gap-1.5">
-            <Swatch color={color(key)} /> {key || '(none)'}
-            <span className="font-mono text-muted-foreground">{formatMoney(totals[key], currency)}</span>
+          <li key={key} className="flex min-w-0 max-w-full items-center gap-1.5">
+            <Swatch color={color(key)} /> <span className="min-w-0 [overflow-wrap:anywhere]">{key || '(none)'}</span>
+            <span className="shrink-0 font-mono text-muted-foreground">{formatMoney(totals[key], currency)}</span>
           </li>
         ))}
       </ul>

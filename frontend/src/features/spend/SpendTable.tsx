@@ -5,6 +5,7 @@ import { cn } from '@/lib/cn'
 import { formatInt } from '@/lib/format'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { formatMoney } from './money'
+import { label as capitalised } from './SpendToolbar'
 
 const COUNTS = [
   ['calls', 'Calls'],
@@ -15,15 +16,17 @@ const COUNTS = [
 function Figures({ figures: f, currency }: { figures: SpendFigures; currency: string }) {
   return (
     <>
-      {COUNTS.map(([name]) => (
-        <TableCell key={name} className="text-right">
+      {COUNTS.map(([name, label]) => (
+        <TableCell key={name} className="text-right" data-label={label}>
           {formatInt(f[name])}
         </TableCell>
       ))}
-      <TableCell className={cn('text-right', f.cost === null && 'text-warning')} title={formatMoney(f.cost, currency, { exact: true })} data-testid="spend-cost">
+      <TableCell className={cn('text-right', f.cost === null && 'text-warning')} title={formatMoney(f.cost, currency, { exact: true })} data-testid="spend-cost" data-label="Cost">
         {formatMoney(f.cost, currency)}
       </TableCell>
-      <TableCell className={cn('text-right', f.unpriced_calls ? 'text-warning' : 'text-muted-foreground')}>{formatInt(f.unpriced_calls)}</TableCell>
+      <TableCell className={cn('text-right', f.unpriced_calls ? 'text-warning' : 'text-muted-foreground')} data-label="Unpriced">
+        {formatInt(f.unpriced_calls)}
+      </TableCell>
     </>
   )
 }
@@ -40,7 +43,8 @@ export function SpendTable({
   currency: string
 }) {
   return (
-    <Table aria-label={`Spend by ${by}`} className="font-mono text-xs">
+    // Stacked below `lg` (styles/index.css): each row a card, each figure a labelled line.
+    <Table aria-label={`Spend by ${by}`} className="table-stack font-mono text-xs">
       <TableHeader>
         <TableRow>
           <TableHead className="capitalize">{by}</TableHead>
@@ -56,8 +60,8 @@ export function SpendTable({
           const key = row.day ?? row.key
           return (
             <TableRow key={key} data-testid="spend-row" data-key={key}>
-              <TableCell className="max-w-0 truncate">
-                {key || <span className="text-muted-foreground">(none)</span>}
+              <TableCell className="max-w-0 truncate max-lg:font-medium" data-label={capitalised(by)}>
+                {key ? <span>{key}</span> : <span className="text-muted-foreground">(none)</span>}
               </TableCell>
               <Figures figures={row} currency={currency} />
             </TableRow>
@@ -66,7 +70,7 @@ export function SpendTable({
       </TableBody>
       <tfoot className="border-t bg-muted/30 font-medium">
         <TableRow data-testid="spend-totals">
-          <TableCell>Total</TableCell>
+          <TableCell className="max-lg:font-semibold">Total</TableCell>
           <Figures figures={totals} currency={currency} />
         </TableRow>
       </tfoot>
