@@ -10,7 +10,7 @@ import { useStickToBottom } from './useStickToBottom'
 export type UserItem = Extract<ThreadItem, { kind: 'user' }>
 
 interface Actions {
-  /** Send the last question again: on the error cards of the last turn. */
+  /** Send the last question again: on every error card. */
   onRetry?: () => void
   /** Ask the last question again in a branch: on the last answer. */
   onRegenerate?: () => void
@@ -88,7 +88,7 @@ export const Thread = forwardRef<
                     key={item.id}
                     item={item}
                     renderUser={renderUser}
-                    onRetry={last ? onRetry : undefined}
+                    onRetry={onRetry}
                     onRegenerate={answered && !item.parts.some((part) => part.type === 'error') ? onRegenerate : undefined}
                   />
                 )

@@ -1,7 +1,7 @@
 // A Python traceback on an error card: the project's own frames first, then the whole traceback
 // with each run of library frames folded (open one to see it), wrapped rather than scrolled.
 import { useState } from 'react'
-import { foldLibraryFrames, ownFrames, parseTraceback, type Frame } from './traceback'
+import { foldLibraryFrames, ownFrames, packageOf, parseTraceback, type Frame } from './traceback'
 
 function shortFile(file: string): string {
   const site = file.replace(/\\/g, '/').split(/\/(?:site|dist)-packages\//)
@@ -23,7 +23,7 @@ function FrameLine({ frame }: { frame: Frame }) {
 function Folded({ frames }: { frames: Frame[] }) {
   const [open, setOpen] = useState(false)
   if (open) return <>{frames.map((frame, index) => <FrameLine key={index} frame={frame} />)}</>
-  const packages = [...new Set(frames.map((frame) => shortFile(frame.file).split('/')[0]))].slice(0, 4)
+  const packages = [...new Set(frames.map((frame) => packageOf(frame.file)))].slice(0, 4)
   return (
     <button type="button" onClick={() => setOpen(true)} className="cursor-pointer rounded bg-muted px-1 text-left text-muted-foreground hover:text-foreground" data-testid="folded-frames">
       … {frames.length} library frames ({packages.join(', ')})

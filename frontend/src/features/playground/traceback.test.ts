@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { foldLibraryFrames, isLibraryFile, ownFrames, parseTraceback } from './traceback'
+import { foldLibraryFrames, isLibraryFile, ownFrames, packageOf, parseTraceback } from './traceback'
 
 const TRACEBACK = `Traceback (most recent call last):
   File "/app/.venv/lib/python3.11/site-packages/synapse_agents/chat/turn.py", line 210, in events
@@ -43,5 +43,14 @@ describe('tracebacks', () => {
     expect(folded.map((line) => line.kind)).toEqual(['text', 'folded', 'frame', 'frame', 'text'])
     const [, run] = folded
     expect(run!.kind === 'folded' && run!.frames.map((f) => f.line)).toEqual([210, 900, 1200])
+  })
+})
+
+describe('folded frames name their packages', () => {
+  it('names site-packages, Synapse and the standard library', () => {
+    expect(packageOf('/app/.venv/lib/python3.11/site-packages/pydantic_ai/agent/__init__.py')).toBe('pydantic_ai')
+    expect(packageOf('/work/app/src/synapse_agents/chat/turn.py')).toBe('synapse_agents')
+    expect(packageOf('/usr/lib/python3.11/asyncio/tasks.py')).toBe('python')
+    expect(packageOf('<frozen importlib._bootstrap>')).toBe('python')
   })
 })

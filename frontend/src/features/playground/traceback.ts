@@ -83,3 +83,13 @@ export function foldLibraryFrames(lines: TracebackLine[]): FoldedLine[] {
   flush()
   return out
 }
+
+/** The package a library frame belongs to: `pydantic_ai`, `synapse_agents`, `python` (the standard library). */
+export function packageOf(file: string): string {
+  const path = file.replace(/\\/g, '/')
+  const site = path.split(/\/(?:site|dist)-packages\//)
+  if (site.length > 1) return site[site.length - 1]!.split('/')[0]!
+  if (path.includes('/synapse_agents/')) return 'synapse_agents'
+  if (/\/lib\/python3[^/]*\//.test(path) || path.startsWith('<frozen')) return 'python'
+  return path.split('/').filter(Boolean).slice(-2, -1)[0] ?? path
+}
