@@ -19,7 +19,7 @@ export function AgentCardView({ agent }: { agent: AgentCard }) {
         <div className="min-w-0 flex-1">
           <h2 className="truncate text-sm font-semibold">
             <Link to={agentPath(agent.slug)} className="outline-none after:absolute after:inset-0 after:rounded-lg focus-visible:after:outline-2 focus-visible:after:outline-ring">
-              {agent.name}
+              {agent.label ?? agent.name}
             </Link>
           </h2>
           <p className="truncate font-mono text-xs text-muted-foreground">{formatModel(agent.model?.provider, agent.model?.name)}</p>
@@ -27,7 +27,7 @@ export function AgentCardView({ agent }: { agent: AgentCard }) {
         <Link
           to={`${agentPath(agent.slug)}?info=config`}
           className="relative z-10 flex items-center gap-1 rounded-md px-1.5 py-1 text-xs text-muted-foreground hover:bg-accent hover:text-foreground"
-          aria-label={`Info about ${agent.name}`}
+          aria-label={`Info about ${agent.label ?? agent.name}`}
         >
           <Info className="size-3.5" /> Info
         </Link>

@@ -72,6 +72,22 @@ describe('AgentsPage', () => {
     expect(within(configured!).getByRole('link', { name: 'Deckhand' })).toHaveAttribute('href', '/agents/config:deckhand')
   })
 
+  it('agents that share a name read by their labels', async () => {
+    serve({
+      agents: [
+        card({ slug: 'weather.agent', name: 'agent', label: 'agent · weather', module: 'weather', attribute: 'agent' }),
+        card({ slug: 'bank.agent', name: 'agent', label: 'agent · bank', module: 'bank', attribute: 'agent' }),
+      ],
+      problems: [],
+      targets: ['.'],
+      project_root: '/p',
+      degraded: [],
+    })
+    show()
+    const cards = await screen.findAllByTestId('agent-card')
+    expect(cards.map((c) => within(c).getByRole('link', { name: /^agent · / }).textContent)).toEqual(['agent · weather', 'agent · bank'])
+  })
+
   it('discovery problems are error cards with a folded traceback, beside the agents', async () => {
     serve({
       agents: [card()],

@@ -65,7 +65,7 @@ function AgentList() {
           }
         >
           <Bot className="size-3.5 shrink-0" />
-          <span className="truncate">{agent.name}</span>
+          <span className="truncate">{agent.label ?? agent.name}</span>
         </NavLink>
       ))}
     </Section>
