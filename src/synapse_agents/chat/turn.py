@@ -225,16 +225,8 @@ class TurnStream:
                             if failure is not None:
                                 break
                         yield event
-                        if self.recorder.timings:
-                            timings = list(self.recorder.timings)
-                            self.recorder.timings.clear()
-                            for timing in timings:
-                                yield timing
-                        if self.recorder.notices:
-                            notices = list(self.recorder.notices)
-                            self.recorder.notices.clear()
-                            for notice in notices:
-                                yield notice
+                        for extra in self._drained():
+                            yield extra
         except Exception as error:
             failure = await self._fail(error)
         except BaseException:
@@ -244,6 +236,14 @@ class TurnStream:
         if failure is not None:
             yield failure
         yield self._finished()
+
+    def _drained(self) -> list[TurnEvent]:
+        """The recorder's tool durations and notices since the last event, taken off it."""
+        recorder = self.recorder
+        extra: list[TurnEvent] = [*recorder.timings, *recorder.notices]
+        recorder.timings.clear()
+        recorder.notices.clear()
+        return extra
 
     def _finished(self) -> TurnFinished:
         """The last event: an id is None when its row could not be stored."""

@@ -15,7 +15,7 @@ that tree even when another process runs it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -114,7 +114,10 @@ def tracing(sink: TraceSink | None) -> Iterator[None]:
     try:
         yield
     finally:
-        _SINK.reset(token)
+        # A turn's event stream closed from another task (collected late) cannot reset it there;
+        # that context is gone with its task anyway.
+        with suppress(ValueError):
+            _SINK.reset(token)
 
 
 def current_place() -> RunPlace | None:
