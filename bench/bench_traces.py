@@ -123,7 +123,7 @@ def otlp_sink() -> Iterator[tuple[str, dict[str, int]]]:
             self.end_headers()
 
         def log_message(self, *args: Any) -> None:
-            pass
+            """Quiet: one line per request would drown the bench's output."""
 
     server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

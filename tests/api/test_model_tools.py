@@ -241,7 +241,7 @@ def served(
 
 
 class _Stop(Exception):
-    pass
+    """Ends the test's own capturing run at its first model request."""
 
 
 async def received(agent: Agent[Any, Any], deps: Any) -> AgentInfo:

@@ -20,11 +20,11 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
+from test_forks_browser import shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / 'test-artifacts' / 'screenshots'
 PROJECT = ROOT / 'tests' / 'fixtures' / 'traces_project'
 AGENT = 'agents.delegation.planner'
 MESSAGE = 'Plan the tides study'
@@ -50,30 +50,6 @@ TREE = [
 def server(live_server: Any, isolated_env: Path) -> Any:
     shutil.copytree(PROJECT / 'agents', isolated_env / 'agents')
     return live_server(['agents'])
-
-
-def set_theme(page: Page, dark: bool) -> None:
-    page.evaluate(
-        """(dark) => {
-            const root = document.documentElement
-            root.classList.add('theme-switching')
-            root.classList.toggle('dark', dark)
-            root.style.colorScheme = dark ? 'dark' : 'light'
-        }""",
-        dark,
-    )
-
-
-def shoot(page: Page, name: str) -> None:
-    """Save the page in the dark and the light theme (as test_dashboard.py does), then restore it."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    was_dark = page.evaluate("() => document.documentElement.classList.contains('dark')")
-    for theme in ('dark', 'light'):
-        set_theme(page, theme == 'dark')
-        page.wait_for_timeout(100)
-        page.screenshot(path=str(SCREENSHOTS / f'{name}-{theme}.png'))
-    set_theme(page, was_dark)
-    page.evaluate("() => document.documentElement.classList.remove('theme-switching')")
 
 
 OVERFLOW = """(root) => {
