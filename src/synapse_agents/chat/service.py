@@ -56,14 +56,19 @@ async def find_agent(source: Any, slug: str) -> Any:
             raise AgentLookupError(f'The configured agent {slug!r} could not be read: {exc}') from exc
     if catalog is None:
         return None
+    return (await current_snapshot(catalog)).get(slug)
+
+
+async def current_snapshot(catalog: Any) -> Any:
+    """The catalog's snapshot: at once when nothing changed (`Catalog.fresh`), else scanned in a
+    thread; `AgentLookupError` when the scan fails."""
     snapshot = catalog.fresh()
     if snapshot is not None:
-        return snapshot.get(slug)
+        return snapshot
     try:
-        snapshot = await anyio.to_thread.run_sync(catalog.scan)
+        return await anyio.to_thread.run_sync(catalog.scan)
     except Exception as exc:
         raise AgentLookupError(str(exc)) from exc
-    return snapshot.get(slug)
 
 
 def target_for(found: Any) -> TurnTarget:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse, StreamingResponse
 
@@ -12,7 +11,7 @@ from ...chat.attachments import Upload
 from ...chat.engine import TurnRejected
 from ...chat.model_choice import selectable_models
 from ...chat.request import TurnRequest
-from ...chat.service import AgentLookupError, find_agent, target_for
+from ...chat.service import AgentLookupError, current_snapshot, find_agent, target_for
 from ...chat.target import TurnTarget
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses
@@ -33,15 +32,12 @@ async def _found(context: SynapseContext, slug: str) -> Any:
 
 async def _discovered_agents(context: SynapseContext) -> list[Any]:
     """The discovered agents' objects (the followers of a turn's model: `chat/sub_agents.py`)."""
-    catalog = context.catalog
-    if catalog is None:
+    if context.catalog is None:
         return []
-    snapshot = catalog.fresh()
-    if snapshot is None:
-        try:
-            snapshot = await anyio.to_thread.run_sync(catalog.scan)
-        except Exception:
-            return []
+    try:
+        snapshot = await current_snapshot(context.catalog)
+    except AgentLookupError:
+        return []
     return [found.agent for found in snapshot.agents]
 
 
