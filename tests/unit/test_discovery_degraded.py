@@ -20,6 +20,7 @@ import pydantic_ai
 import pytest
 from fastapi.testclient import TestClient
 from pydantic_ai import Agent
+from pydantic_ai._output import OutputToolset
 from typer.testing import CliRunner
 
 from fixtures.projects import FixtureProject, isolated_imports
@@ -62,6 +63,11 @@ PROJECT = {
         @shop.system_prompt
         def opening_hours() -> str:
             return 'Open 9 to 5.'
+
+
+        @shop.output_validator
+        def whole(value: int) -> int:
+            return value
 
 
         @shop.tool_plain
@@ -115,6 +121,8 @@ def hide_from_synapse(monkeypatch: pytest.MonkeyPatch, private: PrivateName) -> 
     hidden = property(get, put)
     if private.owner == internals.AGENT:
         monkeypatch.setattr(Agent, name, hidden, raising=False)
+    elif private.owner == internals.OUTPUT_TOOLSET:
+        monkeypatch.setattr(OutputToolset, name, hidden, raising=False)
     else:
         module = importlib.import_module(private.owner)
         assert name in vars(module)

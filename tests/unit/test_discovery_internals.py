@@ -63,6 +63,17 @@ def test_each_reader_returns_what_discovery_expects() -> None:
     assert isinstance(internals.capability_instruction_recipes(agent), list)
     assert internals.output_mode(agent) == 'text'
     assert internals.output_mode(Agent('test', output_type=int)) == 'auto'
+    assert internals.output_tool_definitions(agent) == ([], {})
+    definitions, processors = internals.output_tool_definitions(Agent('test', output_type=[int, bool]))
+    assert [d.name for d in definitions] == ['final_result_int', 'final_result_bool']
+    assert all(d.kind == 'output' for d in definitions) and set(processors) == {d.name for d in definitions}
+    assert processors['final_result_int'].object_def.name == 'int'
+
+    def positive(value: str) -> str:
+        return value
+
+    agent.output_validator(positive)
+    assert internals.output_validator_functions(agent) == [positive]
 
 
 def test_every_guarded_name_is_there_so_no_feature_is_degraded() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import re
 import types
 from collections.abc import Callable, Iterator
@@ -15,7 +16,7 @@ from pydantic_ai import Agent
 from pydantic_ai.models import Model, parse_model_id
 
 from .._json import jsonable as to_jsonable
-from .agent_info import ModelRef
+from .agent_info import ModelRef, NativeToolInfo
 
 DEMO_PROVIDER = 'synapse'
 _QUALIFIER = re.compile(r'\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*)')
@@ -30,6 +31,14 @@ _URL = re.compile(r'^[a-z][a-z0-9+.-]*://', re.IGNORECASE)
 def jsonable(value: Any) -> Any:
     """`value` as JSON-compatible data; anything unknown becomes its repr."""
     return to_jsonable(value, unknown=repr)
+
+
+def checked_json(schema: Any) -> dict[str, Any]:
+    """`schema` itself when it is a JSON object that serialises, else a TypeError saying what it is."""
+    if not isinstance(schema, dict):
+        raise TypeError(f'the schema is a {type(schema).__name__}, not a JSON object')
+    json.dumps(schema)
+    return schema
 
 
 def redact(options: dict[str, Any]) -> dict[str, Any]:
@@ -195,6 +204,19 @@ def _code_names(code: types.CodeType) -> Iterator[str]:
     for constant in code.co_consts:
         if isinstance(constant, types.CodeType):
             yield from _code_names(constant)
+
+
+def native_tool_info(tool: Any) -> NativeToolInfo:
+    """A native tool (or the function that builds one per run) with its options, secrets masked."""
+    if callable(tool) and not hasattr(tool, 'kind'):
+        return NativeToolInfo(kind='dynamic', **{'class': function_name(tool)})
+    data = jsonable(tool)
+    options = (
+        {k: v for k, v in data.items() if k != 'kind' and v is not None} if isinstance(data, dict) else {}
+    )
+    return NativeToolInfo(
+        kind=str(getattr(tool, 'kind', 'unknown')), **{'class': type(tool).__name__}, options=redact(options)
+    )
 
 
 def transport_description(toolset: object) -> str | None:

@@ -8,7 +8,9 @@ has none, so they are read here and nowhere else:
 - the agent's metadata as given (`_metadata`);
 - instructions and system prompts as registered (`_instructions`, `_system_prompts`,
   `_system_prompt_functions`, `_cap_instructions`), without running any of them;
-- the output mode (`_output_schema.mode`);
+- the output mode (`_output_schema.mode`) and the output tools pydantic-ai built for the output
+  type (`_output_schema.toolset`, and the definitions it holds, `OutputToolset._tool_defs`);
+- the output validators as registered (`_output_validators`);
 - which capabilities pydantic-ai injects into every agent (`_AUTO_INJECT_CAPABILITY_TYPES`;
   without it, the ones a bare agent has);
 - the tool schema builder (`pydantic_ai._function_schema.function_schema`, called by `Tool()`),
@@ -38,6 +40,8 @@ from .degraded import DegradedFeature
 
 AGENT = 'pydantic_ai.Agent'
 """Owner of the agent attributes: they are instance attributes, checked on a probe agent."""
+OUTPUT_TOOLSET = 'pydantic_ai._output.OutputToolset'
+"""Owner of the output toolset's attributes: instance attributes, checked on a probe toolset."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,7 @@ class PrivateName:
     """One pydantic-ai name discovery depends on, and what is lost without it."""
 
     owner: str
-    """`AGENT` for an agent attribute, else the dotted module holding the name."""
+    """`AGENT` or `OUTPUT_TOOLSET` for an instance attribute, else the dotted module holding the name."""
     name: str
     feature: str
     lost: str
@@ -125,9 +129,24 @@ OUTPUT_SCHEMA = PrivateName(
     AGENT,
     '_output_schema',
     'output mode',
-    'the output mode and the output schema are not shown',
-    ('output.mode', 'output.schema', 'structured_output'),
+    'the output mode, the output schema and the output tools are not shown',
+    ('output.mode', 'output.schema', 'output.tools', 'structured_output'),
     member='mode',
+)
+OUTPUT_TOOL_DEFS = PrivateName(
+    OUTPUT_TOOLSET,
+    '_tool_defs',
+    'output tools',
+    'the output tools (their names and argument schemas) are not listed',
+    ('output.tools',),
+)
+OUTPUT_VALIDATORS = PrivateName(
+    AGENT,
+    '_output_validators',
+    'output validators',
+    '@agent.output_validator functions are not listed',
+    ('output.validators',),
+    item='function',
 )
 AUTO_CAPABILITY_TYPES = PrivateName(
     'pydantic_ai.agent',
@@ -166,6 +185,8 @@ NAMES: tuple[PrivateName, ...] = (
     SYSTEM_PROMPT_FUNCTIONS,
     CAPABILITY_INSTRUCTIONS,
     OUTPUT_SCHEMA,
+    OUTPUT_TOOL_DEFS,
+    OUTPUT_VALIDATORS,
     AUTO_CAPABILITY_TYPES,
     FUNCTION_SCHEMA,
     FUNCTION_SCHEMA_CLASS,
@@ -183,6 +204,7 @@ _MISSING: Any = object()
 _lock = threading.RLock()
 _checked: dict[PrivateName, bool] = {}
 _probe: list[Agent[Any, Any] | None] = []
+_probe_outputs: list[Any] = []
 
 
 # -- checks -----------------------------------------------------------------------------------
@@ -211,6 +233,10 @@ def _find_missing(private: PrivateName) -> str | None:
         holder: Any = _probe_agent()
         if holder is None:  # pydantic-ai cannot build an agent at all: nothing to learn here
             return None
+    elif private.owner == OUTPUT_TOOLSET:
+        holder = _probe_output_toolset()
+        if holder is None:
+            return OUTPUT_TOOLSET
     else:
         try:
             holder = importlib.import_module(private.owner)
@@ -230,17 +256,33 @@ def _probe_prompt() -> str:
     return 'Probe.'
 
 
+def _probe_validator(output: str) -> str:
+    return output
+
+
 def _probe_agent() -> Agent[Any, Any] | None:
     """An agent with one entry in each list attribute and no capability of its own, built once."""
     if not _probe:
         try:
             agent: Agent[Any, Any] = Agent('test', instructions='Probe.', system_prompt='Probe.')
             agent.system_prompt(_probe_prompt)
+            agent.output_validator(_probe_validator)
         except Exception:
             _probe.append(None)
         else:
             _probe.append(agent)
     return _probe[0]
+
+
+def _probe_output_toolset() -> Any:
+    """The output toolset pydantic-ai builds for an `int` output, built once (None if it cannot be)."""
+    if not _probe_outputs:
+        try:
+            module, _, name = OUTPUT_TOOLSET.rpartition('.')
+            _probe_outputs.append(getattr(importlib.import_module(module), name).build([int]))
+        except Exception:
+            _probe_outputs.append(None)
+    return _probe_outputs[0]
 
 
 def check_all() -> None:
@@ -265,15 +307,16 @@ def reset() -> None:
     with _lock:
         _checked.clear()
         _probe.clear()
+        _probe_outputs.clear()
         degraded.clear()
 
 
-def _read(agent: Agent[Any, Any], private: PrivateName) -> Any:
+def _read(holder: Any, private: PrivateName) -> Any:
     """The attribute, or `_MISSING` (recorded) when this pydantic-ai does not have it."""
     if not available(private):
         return _MISSING
-    value = getattr(agent, private.name, _MISSING)
-    if value is _MISSING:  # the probe agent had it, this one does not
+    value = getattr(holder, private.name, _MISSING)
+    if value is _MISSING:  # the probe had it, this object does not
         with _lock:
             _checked[private] = False
         _record(private, private.qualified)
@@ -330,6 +373,26 @@ def output_mode(agent: Agent[Any, Any]) -> str | None:
     schema = _read(agent, OUTPUT_SCHEMA)
     mode = None if schema is _MISSING else getattr(schema, 'mode', None)
     return None if mode is None else str(mode)
+
+
+def output_tool_definitions(agent: Agent[Any, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The output tools' `ToolDefinition`s pydantic-ai built for the output type, and each tool's
+    processor (`processors`, whose `object_def` names the type or function it builds); empty when the
+    output is not requested through tools."""
+    schema = _read(agent, OUTPUT_SCHEMA)
+    toolset = None if schema is _MISSING else getattr(schema, 'toolset', None)
+    if toolset is None:
+        return [], {}
+    definitions = _read(toolset, OUTPUT_TOOL_DEFS)
+    if definitions is _MISSING:
+        return [], {}
+    return list(definitions), dict(getattr(toolset, 'processors', None) or {})
+
+
+def output_validator_functions(agent: Agent[Any, Any]) -> list[Callable[..., Any]]:
+    """Functions registered with `@agent.output_validator`, in order."""
+    value = _read(agent, OUTPUT_VALIDATORS)
+    return [] if value is _MISSING else [validator.function for validator in value]
 
 
 def _module_attribute(private: PrivateName) -> Any:

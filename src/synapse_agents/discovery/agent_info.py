@@ -31,6 +31,7 @@ DiscoveryProblemKind = Literal[
     'tool_error',
     'tool_conflict',
     'registry_error',
+    'deps_target_unknown',
 ]
 
 
@@ -119,17 +120,56 @@ class RetriesInfo(_Model):
     output: int | None = None
 
 
+class OutputToolInfo(_Model):
+    """One output tool as the model is offered it (tool and auto output modes)."""
+
+    name: str = Field(
+        description="The tool name the model sees, e.g. 'final_result' or a `ToolOutput(name=...)`."
+    )
+    description: str | None = None
+    parameters: dict[str, Any] = Field(description='The JSON schema of its arguments.')
+    strict: bool | None = None
+    function: str | None = Field(
+        None, description='The output function its arguments are passed to (qualified name); None for a type.'
+    )
+
+
+class OutputValidatorInfo(_Model):
+    """A function registered with `@agent.output_validator`."""
+
+    name: str = Field(description='Qualified name of the function.')
+    takes_ctx: bool = Field(description='Whether it takes the RunContext as its first argument.')
+    location: str | None = None
+
+
 class OutputInfo(_Model):
     type: str = Field(description="The output type as written, e.g. 'str' or 'TriageResult'.")
     mode: str | None = Field(None, description="How the model is asked for it: 'text', 'tool', 'native', ...")
     schema_: dict[str, Any] | None = Field(None, alias='schema')
     schema_error: str | None = None
+    tools: list[OutputToolInfo] = Field(
+        default_factory=list,
+        description="The output tools offered in 'tool' (and 'auto') mode, as pydantic-ai built them.",
+    )
+    text_function: str | None = Field(
+        None, description='For `TextOutput(fn)`: the function the text answer is passed to.'
+    )
+    validators: list[OutputValidatorInfo] = Field(default_factory=list)
 
 
 class DepsInfo(_Model):
     type: str | None = Field(description='The deps_type, or None when the agent takes no dependencies.')
     factory: str | None = Field(None, description="The 'module:attribute' (or repr) of the deps factory.")
     required: bool = False
+    source: Literal['metadata', 'hook', 'pyproject'] | None = Field(
+        None,
+        description="Where the factory is named: the agent's metadata, synapse_setup.py (`hook`) or "
+        '[tool.synapse.deps] (`pyproject`).',
+    )
+    lifetime: Literal['turn', 'server'] | None = Field(
+        None,
+        description="The agent's own `synapse.deps_lifetime` (None: the `deps_lifetime` setting).",
+    )
 
 
 class InstructionInfo(_Model):
@@ -152,6 +192,16 @@ class ToolInfo(_Model):
     takes_ctx: bool = False
     requires_approval: bool = False
     location: str | None = None
+    max_retries: int | None = Field(
+        None,
+        description="The tool's own retry budget, else its toolset's; None: the agent's (`retries.tools`).",
+    )
+    prepare: str | None = Field(None, description='The name of its `prepare=` function, when it has one.')
+    native_fallback: str | None = Field(
+        None,
+        description="A local fallback of this native tool (e.g. 'web_search'): a model that has the native "
+        'tool is not offered this one.',
+    )
 
 
 class ToolsetInfo(_Model):
@@ -160,6 +210,16 @@ class ToolsetInfo(_Model):
     label: str
     description: str | None = None
     tools: list[str] = Field(default_factory=list)
+    index: int | None = Field(
+        None, description='MCP toolsets: the `{index}` of `POST /api/agents/{slug}/mcp/{index}/connect`.'
+    )
+    capability: str | None = Field(
+        None, description='The capability that contributes it (its class), if one does.'
+    )
+    native_fallback: str | None = Field(
+        None,
+        description='A local fallback of this native tool: not used with a model that has the native tool.',
+    )
 
 
 class NativeToolInfo(_Model):
@@ -193,6 +253,11 @@ class AgentInfo(_AgentFields):
     tool_timeout: float | None = None
     output: OutputInfo
     deps: DepsInfo
+    deps_schema: dict[str, Any] | None = Field(
+        None,
+        description="A configured agent's JSON Schema for its deps: the playground shows a form for "
+        'it, and the chat request sends its values as `deps`.',
+    )
     instructions: list[InstructionInfo] = Field(default_factory=list)
     toolsets: list[ToolsetInfo] = Field(default_factory=list)
     native_tools: list[NativeToolInfo] = Field(default_factory=list)

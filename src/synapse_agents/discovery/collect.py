@@ -161,7 +161,7 @@ class Collector:
     ) -> None:
         self._watch_walk(walk, out)
         for path in walk.python_files:
-            if not self._wanted(path):
+            if targets_module.is_root_package_init(path, roots) or not self._wanted(path):
                 continue
             named = targets_module.module_name_for(path, roots)
             if named is None:

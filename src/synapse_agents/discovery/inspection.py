@@ -6,13 +6,13 @@ Public pydantic-ai API wherever one exists (`agent.model`, `agent.model_settings
 `get_native_tools()`); the rest through `_pydantic_ai_internals`. Each section is read on its own:
 one that raises becomes an `inspect_error` (with its traceback) and the others still show. A tool
 whose schema cannot be produced shows `parameters: null` with `schema_error`, for that tool only.
-MCP toolsets are named and described from their transport; nothing connects to a server. A fact
-the installed pydantic-ai does not let Synapse read is left empty and named in `unavailable`.
+MCP toolsets are named and described from their transport, each once (see `mcp_servers`); nothing
+connects to a server. Native tools are listed once per `unique_id`, as pydantic-ai sends them. A
+fact the installed pydantic-ai does not let Synapse read is left empty and named in `unavailable`.
 """
 
 from __future__ import annotations
 
-import json
 import traceback
 import typing
 from collections.abc import Callable, Iterator
@@ -30,14 +30,13 @@ from pydantic_ai.toolsets import AbstractToolset, FilteredToolset, FunctionTools
 from ..registry.tools import SelectedTools
 from . import _pydantic_ai_internals as internals
 from ._describe import (
+    checked_json,
     function_name,
     jsonable,
     location,
-    mcp_label,
     model_ref,
-    redact,
+    native_tool_info,
     referenced_agents,
-    transport_description,
     type_name,
 )
 from ._tool_schemas import schema_failure
@@ -54,6 +53,8 @@ from .agent_info import (
     ToolInfo,
     ToolsetInfo,
 )
+from .mcp_servers import is_mcp, mcp_servers, native_fallback_of, toolset_leaves
+from .output_info import read_output
 
 AGENT_TOOLSET_ID = '<agent>'
 """The id pydantic-ai gives an agent's own function toolset (`AbstractToolset.id`)."""
@@ -132,7 +133,7 @@ def inspect_agent(
         end_strategy = str(agent.end_strategy)
         tool_timeout = internals.tool_timeout(agent)
     with read.section('output'):
-        output = _output(agent)
+        output = read_output(agent, project_root)
     with read.section('deps'):
         deps = DepsInfo(type=None if deps_optional(agent.deps_type) else type_name(agent.deps_type))
     with read.section('instructions'):
@@ -147,7 +148,7 @@ def inspect_agent(
             for c in leaves
         ]
     with read.section('native tools'):
-        native = [_native_tool(tool) for capability in leaves for tool in capability.get_native_tools()]
+        native = _native_tools(leaves)
     with read.section('metadata'):
         raw = internals.metadata(agent)
         metadata = jsonable(raw) if isinstance(raw, dict) else None
@@ -211,25 +212,6 @@ def deps_optional(deps_type: Any) -> bool:
     return type(None) in typing.get_args(deps_type)
 
 
-def _output(agent: Agent[Any, Any]) -> OutputInfo:
-    mode = internals.output_mode(agent)
-    schema: dict[str, Any] | None = None
-    error: str | None = None
-    if mode not in (None, 'text'):
-        try:
-            schema = _checked_json(agent.output_json_schema())
-        except Exception as exc:
-            error = f'{type(exc).__name__}: {exc}'
-    return OutputInfo(type=type_name(agent.output_type), mode=mode, schema=schema, schema_error=error)
-
-
-def _checked_json(schema: Any) -> dict[str, Any]:
-    if not isinstance(schema, dict):
-        raise TypeError(f'the schema is a {type(schema).__name__}, not a JSON object')
-    json.dumps(schema)
-    return schema
-
-
 def _instructions(agent: Agent[Any, Any], project_root: Path) -> list[InstructionInfo]:
     found: list[InstructionInfo] = []
     for text in internals.system_prompts(agent):
@@ -266,33 +248,58 @@ def _toolsets(
     tools: list[ToolInfo] = []
     toolsets: list[ToolsetInfo] = []
     subagents: list[SubagentRef] = []
-    for top in agent.toolsets:
-        leaves: list[AbstractToolset[Any]] = []
-        top.apply(leaves.append)
-        only = _chosen_names(top)
-        for leaf in leaves:
-            if isinstance(leaf, FunctionToolset):
-                own = leaf.id == AGENT_TOOLSET_ID
-                label = 'agent' if own else leaf.label
-                names: list[str] = []
-                for tool in leaf.tools.values():
-                    if only is not None and tool.name not in only:
-                        continue
-                    tools.append(_tool(tool, label, project_root))
-                    names.append(tool.name)
-                    subagents.extend(
-                        SubagentRef(found, ref_name, tool.name)
-                        for ref_name, found in referenced_agents(tool.function)
-                        if found is not agent and all(s.agent is not found for s in subagents)
+    servers = mcp_servers(agent)
+    listed: set[int] = set()
+    for found in toolset_leaves(agent):
+        leaf, capability = found.toolset, found.capability
+        fallback = native_fallback_of(capability)
+        owner = type(capability).__name__ if capability is not None else None
+        if isinstance(leaf, FunctionToolset):
+            only = _chosen_names(found.top)
+            own = leaf.id == AGENT_TOOLSET_ID
+            label = 'agent' if own else leaf.label
+            names: list[str] = []
+            for tool in leaf.tools.values():
+                if only is not None and tool.name not in only:
+                    continue
+                tools.append(_tool(tool, label, project_root, leaf, fallback))
+                names.append(tool.name)
+                subagents.extend(
+                    SubagentRef(ref, ref_name, tool.name)
+                    for ref_name, ref in referenced_agents(tool.function)
+                    if ref is not agent and all(s.agent is not ref for s in subagents)
+                )
+            if names or not own:
+                cls = {'class': _public_name(type(leaf))}
+                toolsets.append(
+                    ToolsetInfo(
+                        kind='function',
+                        **cls,
+                        label=label,
+                        tools=names,
+                        capability=owner,
+                        native_fallback=fallback,
                     )
-                if names or not own:
-                    toolsets.append(
-                        ToolsetInfo(
-                            kind='function', **{'class': _public_name(type(leaf))}, label=label, tools=names
-                        )
-                    )
-            else:
-                toolsets.append(_other_toolset(leaf, top))
+                )
+        elif is_mcp(leaf):
+            if id(leaf) in listed:  # given in toolsets= and through a capability: one server
+                continue
+            listed.add(id(leaf))
+            index = next(i for i, server in enumerate(servers) if server.toolset is leaf)
+            server = servers[index]
+            toolsets.append(
+                ToolsetInfo(
+                    kind='mcp',
+                    **{'class': type(leaf).__name__},
+                    label=server.label,
+                    description=server.description,
+                    index=index,
+                    capability=type(server.capability).__name__ if server.capability is not None else None,
+                    native_fallback=native_fallback_of(server.capability),
+                )
+            )
+        else:
+            toolsets.append(_other_toolset(leaf, found.top).model_copy(update={'capability': owner}))
     return tools, toolsets, subagents
 
 
@@ -303,7 +310,9 @@ def _chosen_names(top: AbstractToolset[Any]) -> frozenset[str] | None:
     return None
 
 
-def _tool(tool: Any, toolset: str, project_root: Path) -> ToolInfo:
+def _tool(
+    tool: Any, toolset: str, project_root: Path, owner: FunctionToolset[Any], fallback: str | None
+) -> ToolInfo:
     description = getattr(tool, 'description', None)
     parameters: dict[str, Any] | None = None
     error: str | None = None
@@ -313,7 +322,7 @@ def _tool(tool: Any, toolset: str, project_root: Path) -> ToolInfo:
     else:
         try:
             tool_def = tool.tool_def
-            parameters = _checked_json(tool_def.parameters_json_schema)
+            parameters = checked_json(tool_def.parameters_json_schema)
             description = tool_def.description
         except Exception as exc:
             error = f'{type(exc).__name__}: {exc}'.strip()
@@ -328,16 +337,19 @@ def _tool(tool: Any, toolset: str, project_root: Path) -> ToolInfo:
         takes_ctx=bool(getattr(tool, 'takes_ctx', False)),
         requires_approval=bool(getattr(tool, 'requires_approval', False)),
         location=location(tool.function, project_root) if callable(getattr(tool, 'function', None)) else None,
+        max_retries=_retries(getattr(tool, 'max_retries', None), owner.max_retries),
+        prepare=function_name(tool.prepare) if getattr(tool, 'prepare', None) is not None else None,
+        native_fallback=fallback,
     )
+
+
+def _retries(*budgets: Any) -> int | None:
+    """The first retry budget that is set (the tool's, then its toolset's)."""
+    return next((int(budget) for budget in budgets if isinstance(budget, int)), None)
 
 
 def _other_toolset(leaf: AbstractToolset[Any], top: AbstractToolset[Any]) -> ToolsetInfo:
     cls = type(leaf)
-    if cls.__module__ == 'pydantic_ai.mcp' or cls.__name__.startswith('MCP'):
-        transport = transport_description(leaf)
-        return ToolsetInfo(
-            kind='mcp', **{'class': cls.__name__}, label=mcp_label(leaf, transport), description=transport
-        )
     description = None
     function = getattr(leaf, 'toolset_func', None)
     if function is not None:
@@ -366,13 +378,16 @@ def _cap_id(capability: AbstractCapability[Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _native_tool(tool: Any) -> NativeToolInfo:
-    if callable(tool) and not hasattr(tool, 'kind'):
-        return NativeToolInfo(kind='dynamic', **{'class': function_name(tool)})
-    data = jsonable(tool)
-    options = (
-        {k: v for k, v in data.items() if k != 'kind' and v is not None} if isinstance(data, dict) else {}
-    )
-    return NativeToolInfo(
-        kind=str(getattr(tool, 'kind', 'unknown')), **{'class': type(tool).__name__}, options=redact(options)
-    )
+def _native_tools(capabilities: list[AbstractCapability[Any]]) -> list[NativeToolInfo]:
+    """The capabilities' native tools, one per `unique_id` (pydantic-ai sends each id once)."""
+    native: list[NativeToolInfo] = []
+    seen: set[str] = set()
+    for capability in capabilities:
+        for tool in capability.get_native_tools():
+            key = getattr(tool, 'unique_id', None)
+            if isinstance(key, str):
+                if key in seen:
+                    continue
+                seen.add(key)
+            native.append(native_tool_info(tool))
+    return native

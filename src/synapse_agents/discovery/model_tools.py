@@ -9,15 +9,19 @@ No tool runs (a tool call would be refused before its function), and the run rec
 (its `Instrumentation` capability writes to no-op providers). What a first request runs does run:
 instruction functions, `prepare` functions, dynamic toolset functions, capability hooks.
 
+Native tools are listed once each (`native_tools`), as the request carries them. The capturing
+model supports every native tool, so a local fallback of one (`WebSearch(local=...)`, stamped
+`unless_native`) is dropped, as it is for a real model that has the native tool.
+
 Not shown, and why:
 
 - the tools of MCP servers: nothing connects to a server, so each MCP toolset (also one a dynamic
-  toolset returns) is left out and named in `mcp_skipped`;
+  toolset returns) is left out and named, once, in `mcp_skipped`;
 - what a later request would get: a `prepare` that looks at the step, the history or the retries
   can answer differently then (`dynamic` marks the tools that may change);
 - provider adjustments: the schemas are the ones pydantic-ai hands any model, before a provider's
-  own strict-mode or schema rewriting, and a tool dropped when the real model supports a native
-  tool (`unless_native`) is still listed.
+  own strict-mode or schema rewriting; a real model without a native tool gets its local fallback
+  instead (or refuses the run).
 
 Each tool's `origin` (the toolset it comes from and the wrappers it went through) is found by
 following its name down the run's own toolset tree; it is None when it cannot be told.
@@ -25,8 +29,6 @@ following its name down the run's own toolset tree; it is None when it cannot be
 
 from __future__ import annotations
 
-import functools
-import inspect
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -56,7 +58,9 @@ from pydantic_ai.toolsets import (
 )
 
 from . import _pydantic_ai_internals as internals
-from ._describe import function_name, mcp_label, transport_description
+from ._describe import function_name, native_tool_info
+from .agent_info import NativeToolInfo
+from .mcp_servers import SkippedServers, strip_mcp
 
 __all__ = ['ModelTool', 'ModelToolsView', 'ToolOrigin', 'WrapperStep', 'model_tools']
 
@@ -107,6 +111,9 @@ class ModelToolsView(_Model):
 
     tools: list[ModelTool] = Field(description="Function tools ('function', 'external', 'unapproved').")
     output_tools: list[ModelTool]
+    native_tools: list[NativeToolInfo] = Field(
+        default_factory=list, description='Provider-side tools the request carries, each once.'
+    )
     allow_text_output: bool
     output_mode: str | None
     dynamic: bool = Field(description='Whether any tool is built or prepared per request.')
@@ -120,8 +127,8 @@ class _Stopped(Exception):
 
 async def model_tools(agent: AbstractAgent[Any, Any], deps: Any = None) -> ModelToolsView:
     """The tool definitions `agent` sends its model on a first request (see the module docstring)."""
-    skipped: list[str] = []
-    stripped = [_strip_mcp(t, skipped) for t in agent.toolsets if t.id != AGENT_TOOLSET]
+    skipped = SkippedServers()
+    stripped = [strip_mcp(t, skipped) for t in agent.toolsets if t.id != AGENT_TOOLSET]
     capture = _Capture(_capability_hooks(agent))
     model = FunctionModel(capture.respond, model_name='synapse-model-tools')
     silent = Instrumentation(
@@ -139,48 +146,7 @@ async def model_tools(agent: AbstractAgent[Any, Any], deps: Any = None) -> Model
                 raise
     if capture.view is None:
         raise RuntimeError('The run ended before its first model request.')
-    return capture.view.model_copy(update={'mcp_skipped': skipped})
-
-
-def is_mcp(toolset: AbstractToolset[Any]) -> bool:
-    """Whether a toolset talks to an MCP server (told from its class, nothing is connected)."""
-    return any(
-        cls.__module__ == 'pydantic_ai.mcp' or cls.__name__.startswith('MCP') for cls in type(toolset).__mro__
-    )
-
-
-def _strip_mcp(toolset: AbstractToolset[Any], skipped: list[str]) -> AbstractToolset[Any]:
-    """A copy of `toolset` with every MCP leaf emptied and every dynamic toolset guarded the same way."""
-
-    def visit(leaf: AbstractToolset[Any]) -> AbstractToolset[Any]:
-        if is_mcp(leaf):
-            skipped.append(mcp_label(leaf, transport_description(leaf)))
-            return FunctionToolset[Any]()
-        if isinstance(leaf, DynamicToolset):
-            return DynamicToolset(
-                _guarded(leaf.toolset_func, skipped), per_run_step=leaf.per_run_step, id=leaf.id
-            )
-        return leaf
-
-    return toolset.visit_and_replace(visit)
-
-
-def _guarded(function: Any, skipped: list[str]) -> Any:
-    """The toolset function of a dynamic toolset, its MCP toolsets emptied before they are entered."""
-
-    @functools.wraps(function)
-    async def build(ctx: RunContext[Any]) -> AbstractToolset[Any] | None:
-        built = function(ctx)
-        if inspect.isawaitable(built):
-            built = await built
-        if built is None:
-            return None
-        seen: list[str] = []
-        result = _strip_mcp(built, seen)
-        skipped.extend(label for label in seen if label not in skipped)  # per run step: once each
-        return result
-
-    return build
+    return capture.view.model_copy(update={'mcp_skipped': skipped.labels()})
 
 
 def _capability_hooks(agent: AbstractAgent[Any, Any]) -> dict[str, list[str]]:
@@ -224,10 +190,13 @@ class _Capture(AbstractCapability[Any]):
         tools = [await _tool(d, origins) for d in info.function_tools]
         outputs = [await _tool(d, origins) for d in info.output_tools]
         dynamic = any(t.dynamic for t in [*tools, *outputs])
-        mode = getattr(info.model_request_parameters, 'output_mode', None)
+        parameters = info.model_request_parameters
+        mode = getattr(parameters, 'output_mode', None)
+        native = [native_tool_info(t) for t in getattr(parameters, 'native_tools', None) or ()]
         return ModelToolsView(
             tools=tools,
             output_tools=outputs,
+            native_tools=native,
             allow_text_output=info.allow_text_output,
             output_mode=None if mode is None else str(mode),
             dynamic=dynamic,

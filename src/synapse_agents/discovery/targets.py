@@ -14,7 +14,9 @@ A folder scan skips hidden folders, virtual environments (a `pyvenv.cfg` inside)
 `site-packages`, `__pycache__`, `build`, `dist`, `migrations`, test folders (`tests`, `test`) and
 files (`test_*.py`, `*_test.py`, `conftest.py`), and scripts that run on import (`__main__.py`,
 `setup.py`, `noxfile.py`, `manage.py`). It imports a `.py` file only when its text mentions
-"agent" (any case), so unrelated scripts in a project are never run.
+"agent" (any case), so unrelated scripts in a project are never run. The `__init__.py` of a
+project root that is itself a package is not run either (`is_root_package_init`): its files import
+as top-level modules, as they do for `python cli.py` run in that folder.
 """
 
 from __future__ import annotations
@@ -226,6 +228,18 @@ def ensure_script_dir(folder: Path) -> None:
     if not (folder / '__init__.py').exists() and str(folder) not in sys.path:
         _script_dirs.add(folder)
         sys.path.append(str(folder))
+
+
+def is_root_package_init(path: Path, roots: Sequence[Path]) -> bool:
+    """Whether `path` is the `__init__.py` of an import root (a project root that is a package).
+
+    A folder scan leaves it out: the root's files import as top-level modules, as `python cli.py`
+    run in that folder imports them, and that never runs the folder's own `__init__.py`. Running it
+    would import the same files again under package names (`bot.agent` beside `agent`): twin
+    agents, or, when the package has the name of one of its modules (`agent/agent.py`), a module
+    that cannot be imported at all.
+    """
+    return path.name == '__init__.py' and any(path.parent == root for root in roots)
 
 
 def module_name_for(path: Path, roots: Sequence[Path]) -> tuple[str, Path] | None:

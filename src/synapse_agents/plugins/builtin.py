@@ -27,7 +27,7 @@ def register_routes() -> Sequence[APIRouter]:
     from ..tasks.routes import router as tasks_router
     from ..traces.routes import router as traces_router
     from ..web import api_docs, login
-    from ..web.routes import agents, attachments, chat, conversations, extensions, health, model_tools
+    from ..web.routes import agents, attachments, chat, conversations, extensions, health, mcp, model_tools
 
     return [
         login.router,
@@ -35,6 +35,7 @@ def register_routes() -> Sequence[APIRouter]:
         health.router,
         agents.router,
         model_tools.router,
+        mcp.router,
         chat.router,
         conversations.router,
         attachments.router,

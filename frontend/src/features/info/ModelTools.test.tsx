@@ -19,6 +19,7 @@ const answer = {
     },
   ],
   output_tools: [],
+  native_tools: [{ kind: 'web_search', class: 'WebSearchTool', options: {} }],
   allow_text_output: true,
   output_mode: 'text',
   dynamic: false,
@@ -53,6 +54,7 @@ describe('tools as the model sees them', () => {
     expect(tool).toHaveTextContent('strict')
     expect(screen.getByTestId('model-tool-origin')).toHaveTextContent("FunctionToolset → prefix 'db'")
     expect(screen.getByText(/Not connected \(MCP servers\): MCPToolset mcp.example.com/)).toBeInTheDocument()
+    expect(screen.getAllByTestId('model-native-tool').map((item) => item.textContent)).toEqual(['web_search'])
   })
 
   it('says why it could not resolve', async () => {

@@ -5,6 +5,7 @@
 import { useState } from 'react'
 import { api } from '@/lib/api/client'
 import type { ModelTool, ModelToolsAnswer } from '@/lib/api/types'
+import { Zap } from '@/components/icons'
 import { messageOf } from '@/components/common/States'
 import { Badge } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
@@ -69,8 +70,20 @@ export function ModelTools({ slug }: { slug: string }) {
           {answer.mcp_skipped.length > 0 && (
             <p className="text-xs text-muted-foreground">Not connected (MCP servers): {answer.mcp_skipped.join(', ')}</p>
           )}
+          {answer.native_tools.length > 0 && (
+            <ul className="flex flex-wrap gap-1" aria-label="Native tools sent">
+              {answer.native_tools.map((tool) => (
+                <li key={tool.kind + tool.class} data-testid="model-native-tool">
+                  <Badge variant="outline" title={tool.class}>
+                    <Zap className="size-3 text-primary" />
+                    {tool.kind}
+                  </Badge>
+                </li>
+              ))}
+            </ul>
+          )}
           {tools.length === 0 ? (
-            <p className="text-sm text-muted-foreground">The model receives no tools.</p>
+            <p className="text-sm text-muted-foreground">{answer.native_tools.length ? 'No function or output tools.' : 'The model receives no tools.'}</p>
           ) : (
             <ul className="space-y-2">
               {tools.map((tool) => (

@@ -4,7 +4,9 @@ import type { AgentInfo, ToolInfo } from '@/lib/api/types'
 import { JsonView } from '@/components/json/JsonView'
 import { Badge } from '@/components/ui/badge'
 import { agentPath } from '@/features/conversations/paths'
+import { McpServer } from './McpServer'
 import { ModelTools } from './ModelTools'
+import { hasOutputDetails, OutputSection } from './OutputSection'
 import { ParamTable } from './ParamTable'
 import { InfoSection } from './Section'
 
@@ -17,6 +19,13 @@ function ToolEntry({ tool }: { tool: ToolInfo }) {
         {tool.toolset && tool.toolset !== 'agent' && <Badge variant="outline">{tool.toolset}</Badge>}
         {tool.kind && tool.kind !== 'function' && <Badge variant="secondary">{tool.kind}</Badge>}
       </div>
+      {(tool.max_retries !== null || tool.prepare || tool.native_fallback) && (
+        <div className="flex flex-wrap gap-1" data-testid="info-tool-facts">
+          {tool.max_retries !== null && <Badge variant="outline">retries {tool.max_retries}</Badge>}
+          {tool.prepare && <Badge variant="outline">prepare {tool.prepare}</Badge>}
+          {tool.native_fallback && <Badge variant="outline">fallback for native {tool.native_fallback}</Badge>}
+        </div>
+      )}
       {tool.description && <p className="whitespace-pre-line text-xs text-muted-foreground">{tool.description}</p>}
       {tool.schema_error ? (
         <p className="rounded-md border border-warning/40 bg-warning-soft/60 px-2 py-1.5 text-xs">Schema unavailable: {tool.schema_error}</p>
@@ -30,8 +39,8 @@ function ToolEntry({ tool }: { tool: ToolInfo }) {
 export function ToolsTab({ agent }: { agent: AgentInfo }) {
   const mcp = agent.toolsets.filter((toolset) => toolset.kind === 'mcp')
   const others = agent.toolsets.filter((toolset) => toolset.kind === 'other')
-  const structured = agent.output && (agent.structured_output || agent.output.schema) ? agent.output : null
-  const nothing = !agent.tools.length && !agent.native_tools.length && !agent.toolsets.length && !agent.subagents.length && !structured
+  const output = hasOutputDetails(agent)
+  const nothing = !agent.tools.length && !agent.native_tools.length && !agent.toolsets.length && !agent.subagents.length && !output
   return (
     <div className="space-y-5">
       {nothing && <p className="text-sm text-muted-foreground">This agent has no tools.</p>}
@@ -64,13 +73,16 @@ export function ToolsTab({ agent }: { agent: AgentInfo }) {
       {(mcp.length > 0 || others.length > 0) && (
         <InfoSection title="Toolsets" count={mcp.length + others.length}>
           <ul className="space-y-2">
-            {[...mcp, ...others].map((toolset, i) => (
+            {mcp.map((toolset) => (
+              <McpServer key={`mcp-${toolset.index}`} slug={agent.slug} toolset={toolset} />
+            ))}
+            {others.map((toolset, i) => (
               <li key={`${toolset.class}-${i}`} className="space-y-1.5 rounded-md border p-2.5">
                 <div className="flex items-center gap-2">
                   <Plug className="size-3.5 text-muted-foreground" />
                   <span className="truncate font-mono text-[13px] font-medium">{toolset.label ?? toolset.class}</span>
-                  <Badge variant={toolset.kind === 'mcp' ? 'default' : 'outline'} className="ml-auto">
-                    {toolset.kind === 'mcp' ? 'MCP' : toolset.class}
+                  <Badge variant="outline" className="ml-auto">
+                    {toolset.class}
                   </Badge>
                 </div>
                 {toolset.description && <p className="break-all font-mono text-[11px] text-muted-foreground">{toolset.description}</p>}
@@ -101,15 +113,7 @@ export function ToolsTab({ agent }: { agent: AgentInfo }) {
         </InfoSection>
       )}
       <ModelTools slug={agent.slug} />
-      {structured && (
-        <InfoSection title="Output schema">
-          <p className="font-mono text-xs">
-            {structured.type}
-            {structured.mode && <span className="text-muted-foreground"> · {structured.mode} mode</span>}
-          </p>
-          {structured.schema && <ParamTable schema={structured.schema} label="Fields" />}
-        </InfoSection>
-      )}
+      {output && <OutputSection output={agent.output} />}
     </div>
   )
 }
