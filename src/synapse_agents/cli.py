@@ -160,10 +160,10 @@ def agents_command(
     if as_json:
         # What agent modules print while they are imported goes to stderr: stdout is the JSON alone.
         with contextlib.redirect_stdout(sys.stderr):
-            snapshot = Catalog(chosen, loaded.project_root).scan()
+            snapshot = Catalog(chosen, loaded.project_root, deps=loaded.settings.deps).scan()
         typer.echo(json.dumps(snapshot.listing().model_dump(mode='json'), indent=2))
         return
-    snapshot = Catalog(chosen, loaded.project_root).scan()
+    snapshot = Catalog(chosen, loaded.project_root, deps=loaded.settings.deps).scan()
     print_report(snapshot, console, tracebacks=tracebacks)
 
 

@@ -215,6 +215,19 @@ class Settings(BaseSettings):
         description='A running task whose heartbeat is older than this is failed by the sweep (its '
         'worker stopped).',
     )
+    deps: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict,
+        examples=[{'app.agents:support': 'app.deps:make_support_deps'}],
+        description='Deps factories for agents that do not name one in their metadata: an agent target '
+        '(`module:attribute`, or its slug) → `module:callable`, as the `[tool.synapse.deps]` table '
+        '(JSON in the environment). See docs/discovery.md.',
+    )
+    deps_lifetime: Literal['turn', 'server'] = Field(
+        'turn',
+        description='How long the deps a factory builds live: `turn` (built for each turn and torn down '
+        'when it ends) or `server` (built once per agent on first use, torn down when the server '
+        "stops). An agent can say so itself: metadata={'synapse.deps_lifetime': 'server'}.",
+    )
     placers: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict,
         examples=[{'file_uploaded': 'myapp.synapse:file_uploaded'}],
@@ -295,7 +308,7 @@ class Settings(BaseSettings):
                 ) from None
         return value
 
-    @field_validator('currency_rates', 'placers', mode='before')
+    @field_validator('currency_rates', 'placers', 'deps', mode='before')
     @classmethod
     def _rates_json(cls, value: Any) -> Any:
         """JSON text (the environment; a TOML string) as well as a table."""

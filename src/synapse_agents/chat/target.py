@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_ai.agent import AbstractAgent
 from pydantic_ai.models import Model
@@ -91,6 +91,11 @@ class TurnTarget:
     kind: str = 'code'
     """How the agent is known: `code` (discovered), `config` (configured), `ephemeral` (an agent
     object the Python API was handed that discovery does not know): its runs' trace origin."""
+    deps_schema: dict[str, Any] | None = None
+    """A configured agent's JSON Schema for its deps: the turn's deps are the values a request
+    sent (or the conversation's stored ones), checked against it (`chat/deps_values.py`)."""
+    deps_lifetime: Literal['turn', 'server'] | None = None
+    """The agent's own deps lifetime (None: the `deps_lifetime` setting; `chat/deps.py`)."""
 
     @classmethod
     def from_discovered(cls, found: Any) -> TurnTarget:
@@ -114,6 +119,7 @@ class TurnTarget:
             deps_required=bool(found.deps_required),
             missing_env=found.missing_env,
             own_model_id=own,
+            deps_lifetime=getattr(found, 'deps_lifetime', None),
         )
 
     @classmethod

@@ -2,24 +2,27 @@
 
 Inspection and option parsing run once per agent object and are cached by identity; a later scan
 that finds the same object (its module was not re-imported) reuses them, so only slugs, sub-agent
-links and which keys are missing are recomputed.
+links and which keys are missing are recomputed. Options are read again when the deps factory
+named outside the agent (`deps_sources.py`) changed.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_ai import Agent
 
+from ..deps_setup import Registration
 from . import _pydantic_ai_internals as internals
-from . import keys, slugs
+from . import deps_sources, keys, slugs
 from ._describe import display_path
 from .agent_info import AgentInfo, AgentProblem, DepsInfo, DiscoveryProblem, SubagentInfo
 from .collect import Candidate
+from .deps_sources import Known, NamedFactory
 from .importer import exception_message, format_traceback
 from .inspection import Inspection, inspect_agent
 from .options import AgentOptions, read_options
@@ -35,6 +38,7 @@ class BuiltAgent:
     deps_required: bool
     missing_env: str | None
     file: Path | None
+    deps_lifetime: Literal['turn', 'server'] | None = None
 
 
 @dataclass
@@ -42,8 +46,10 @@ class _Entry:
     agent: Agent[Any, Any]
     candidate: Candidate
     inspection: Inspection
-    options: AgentOptions
     requirement: keys.KeyRequirement | None
+    options: AgentOptions | None = None
+    named: NamedFactory | None = None
+    """The factory named outside the agent that `options` were read with."""
 
 
 class Assembler:
@@ -54,8 +60,15 @@ class Assembler:
         self._entries: dict[int, _Entry] = {}
         self._current: list[_Entry] = []
 
-    def assemble(self, candidates: list[Candidate]) -> tuple[list[BuiltAgent], list[DiscoveryProblem]]:
-        """Deduplicate, inspect what is new, assign slugs, link sub-agents, list problems."""
+    def assemble(
+        self,
+        candidates: list[Candidate],
+        *,
+        deps_table: Mapping[str, str] | None = None,
+        registrations: Sequence[Registration] = (),
+    ) -> tuple[list[BuiltAgent], list[DiscoveryProblem]]:
+        """Deduplicate, inspect what is new, assign slugs, read options (with the deps factories
+        `deps_table` and `registrations` name), link sub-agents, list problems."""
         problems: list[DiscoveryProblem] = []
         entries: list[_Entry] = []
         for candidate in _homes(candidates):
@@ -71,6 +84,12 @@ class Assembler:
         by_identity = {
             id(e.agent): (assigned[(e.candidate.module, e.candidate.attribute)], e) for e in entries
         }
+        named, deps_problems = deps_sources.resolve(
+            _known(candidates, by_identity), deps_table or {}, registrations
+        )
+        problems.extend(deps_problems)
+        for entry in entries:
+            self._read_options(entry, named.get(id(entry.agent)))
         built: list[BuiltAgent] = []
         for entry in entries:
             slug = assigned[(entry.candidate.module, entry.candidate.attribute)]
@@ -87,7 +106,9 @@ class Assembler:
         return [
             (entry.candidate.module, entry.options.factory_module.__name__)
             for entry in self._current
-            if entry.options.factory_module is not None and not entry.candidate.spec
+            if entry.options is not None
+            and entry.options.factory_module is not None
+            and not entry.candidate.spec
         ]
 
     def env_vars_of_interest(self) -> set[str]:
@@ -110,13 +131,21 @@ class Assembler:
             file=display_path(candidate.file, self.project_root) if candidate.file else None,
             project_root=self.project_root,
         )
-        options = read_options(
-            _raw_metadata(agent), agent_name=name, deps_type_name=inspection.info.deps.type
+        return _Entry(agent, candidate, inspection, requirement)
+
+    @staticmethod
+    def _read_options(entry: _Entry, named: NamedFactory | None) -> None:
+        if entry.options is not None and entry.named == named:
+            return
+        info = entry.inspection.info
+        entry.options = read_options(
+            _raw_metadata(entry.agent), agent_name=info.name, deps_type_name=info.deps.type, named=named
         )
-        return _Entry(agent, candidate, inspection, options, requirement)
+        entry.named = named
 
     def _finish(self, entry: _Entry, slug: str, by_identity: dict[int, tuple[str, _Entry]]) -> BuiltAgent:
         info = entry.inspection.info
+        options = entry.options or AgentOptions()
         problems: list[AgentProblem] = []
         missing_env: str | None = None
         requirement = entry.requirement
@@ -136,7 +165,7 @@ class Assembler:
                         env_var=requirement.env_var,
                     )
                 )
-        problems.extend(entry.options.problems)
+        problems.extend(options.problems)
         problems.extend(
             AgentProblem(
                 code='tool_schema_error',
@@ -165,19 +194,40 @@ class Assembler:
         final = info.model_copy(
             update={
                 'slug': slug,
-                'stateless': entry.options.stateless,
-                'suggestions': entry.options.suggestions,
+                'stateless': options.stateless,
+                'suggestions': options.suggestions,
                 'problems': problems,
                 'subagents': subagents,
                 'counts': info.counts.model_copy(update={'subagents': len(subagents)}),
                 'deps': DepsInfo(
-                    type=info.deps.type, factory=entry.options.factory_name, required=deps_required
+                    type=info.deps.type,
+                    factory=options.factory_name,
+                    required=deps_required,
+                    source=options.factory_source,
+                    lifetime=options.deps_lifetime,
                 ),
             }
         )
         return BuiltAgent(
-            entry.agent, final, entry.options.deps_factory, deps_required, missing_env, entry.candidate.file
+            entry.agent,
+            final,
+            options.deps_factory,
+            deps_required,
+            missing_env,
+            entry.candidate.file,
+            deps_lifetime=options.deps_lifetime,
         )
+
+
+def _known(candidates: list[Candidate], by_identity: dict[int, tuple[str, _Entry]]) -> list[Known]:
+    """Each entry's agent with every `module:attribute` it was found under, and its slug."""
+    targets: dict[int, list[str]] = {}
+    for candidate in candidates:
+        targets.setdefault(id(candidate.agent), []).append(f'{candidate.module}:{candidate.attribute}')
+    return [
+        Known(entry.agent, tuple(dict.fromkeys(targets.get(key, []))), slug)
+        for key, (slug, entry) in by_identity.items()
+    ]
 
 
 def _homes(candidates: list[Candidate]) -> list[Candidate]:

@@ -4,7 +4,8 @@
 folders, spec files, `.env` files, the folders a missing target would appear in) and checks whether
 the provider keys agents lack have appeared. When nothing changed it returns the previous snapshot
 as it is: no import, no inspection. Otherwise it re-imports the changed modules and their
-dependents (`reload`), collects candidates from the targets (`collect`), and builds a new snapshot,
+dependents (`reload`), imports the project's `synapse_setup.py` when it is new or changed
+(`deps_sources`), collects candidates from the targets (`collect`), and builds a new snapshot,
 re-inspecting only agent objects it has not seen before.
 """
 
@@ -12,10 +13,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from dotenv import dotenv_values
 from pydantic_ai import Agent
@@ -26,6 +27,7 @@ from ._pydantic_ai_internals import degraded_features
 from .agent_info import AgentCard, AgentInfo, AgentList, DegradedFeatureInfo, DiscoveryProblem
 from .assemble import Assembler, BuiltAgent
 from .collect import Collector
+from .deps_sources import SetupHook
 from .labels import labels
 from .reload import ReloadTracker, Stamp, stamp
 from .targets import Target, default_targets, parse_target
@@ -49,6 +51,8 @@ class DiscoveredAgent:
     missing_env: str | None
     """The provider key variable the agent's own model lacks, e.g. 'OPENAI_API_KEY'."""
     file: Path | None = None
+    deps_lifetime: Literal['turn', 'server'] | None = None
+    """The agent's own `synapse.deps_lifetime` (None: the `deps_lifetime` setting)."""
 
     @property
     def card(self) -> AgentCard:
@@ -99,10 +103,21 @@ INLINE_CHECK_LIMIT = 256
 
 
 class Catalog:
-    """Discovers the agents of `targets` (none: `./agents` if present, else the project)."""
+    """Discovers the agents of `targets` (none: `./agents` if present, else the project).
 
-    def __init__(self, targets: Sequence[str], project_root: Path, *, env_files: Sequence[Path] = ()) -> None:
+    `deps` maps agent targets (or slugs) to deps factories (the `deps` setting, `[tool.synapse.deps]`)."""
+
+    def __init__(
+        self,
+        targets: Sequence[str],
+        project_root: Path,
+        *,
+        env_files: Sequence[Path] = (),
+        deps: Mapping[str, str] | None = None,
+    ) -> None:
         self.project_root = Path(project_root).resolve()
+        self._deps = dict(deps or {})
+        self._hook = SetupHook(self.project_root)
         self._targets = [target for target in targets if target.strip()]
         self._lock = threading.Lock()
         self._tracker = ReloadTracker()
@@ -155,12 +170,16 @@ class Catalog:
             self._tracker.purge(self._tracker.with_dependents(stale))
         targets = self.targets
         parsed, unusable = self._parse(targets)
+        hook_watch = self._hook.load(self._tracker)
         collection = self._collector.collect(parsed)
-        agents, problems = self._assembler.assemble(collection.candidates)
-        problems = [*unusable, *problems]
+        agents, problems = self._assembler.assemble(
+            collection.candidates, deps_table=self._deps, registrations=self._hook.registrations
+        )
+        hook_problems = [self._hook.problem] if self._hook.problem is not None else []
+        problems = [*unusable, *hook_problems, *problems]
         for module, factory_module in self._assembler.factory_modules():
             self._collector.add_dependency(module, factory_module)
-        self._watch = {**collection.watch, **self._tracker.files(), **self._env_files}
+        self._watch = {**collection.watch, **hook_watch, **self._tracker.files(), **self._env_files}
         self._env_vars = {name: name in os.environ for name in self._assembler.env_vars_of_interest()}
         tools = ToolRegistry(collection.tools)
         return CatalogSnapshot(
@@ -203,6 +222,7 @@ class Catalog:
             deps_required=built.deps_required,
             missing_env=built.missing_env,
             file=built.file,
+            deps_lifetime=built.deps_lifetime,
         )
 
     def _reload_env_files(self) -> None:

@@ -10,9 +10,13 @@ billing = Agent(
 ```
 
 - `synapse.stateless` (bool): every playground message starts a fresh history.
-- `synapse.deps_factory`: a zero-argument callable (sync or async) returning the agent's deps, as a
-  `'module:attribute'` string or the callable itself. An agent whose `deps_type` does not admit
-  None and that has no factory is listed with a `deps_factory_missing` problem saying how to add one.
+- `synapse.deps_factory`: a zero-argument callable returning the agent's deps (sync or async, or
+  a (async) context manager: `chat/deps.py`), as a `'module:attribute'` string or the callable
+  itself. A factory can also be named outside the agent (`deps_sources.py`: `synapse_setup.py`,
+  then `[tool.synapse.deps]`); the metadata's wins. An agent whose `deps_type` does not admit None
+  and that has no factory is listed with a `deps_factory_missing` problem saying how to add one.
+- `synapse.deps_lifetime` (`'turn'` or `'server'`): how long its deps live, whatever the
+  `deps_lifetime` setting says.
 - `synapse.suggestions` (list of strings): messages the empty playground offers to send (at most 8).
 - `synapse.follow_model` (bool, default True): in a playground turn on another model than its
   agent's own, this agent runs on that model too when a tool calls it (`chat/sub_agents.py`).
@@ -29,9 +33,11 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
+from ..deps_setup import missing_factory_hint
 from .agent_info import AgentProblem
+from .deps_sources import NamedFactory
 from .importer import discovery_mode, exception_message
 
 STATELESS_KEY = 'synapse.stateless'
@@ -39,6 +45,8 @@ SUGGESTIONS_KEY = 'synapse.suggestions'
 MAX_SUGGESTIONS = 8
 SUGGESTION_CHARS = 300
 DEPS_FACTORY_KEY = 'synapse.deps_factory'
+DEPS_LIFETIME_KEY = 'synapse.deps_lifetime'
+LIFETIMES = ('turn', 'server')
 
 
 @dataclass
@@ -50,6 +58,10 @@ class AgentOptions:
     deps_factory: Callable[[], Any] | None = None
     factory_name: str | None = None
     factory_module: ModuleType | None = None
+    factory_source: Literal['metadata', 'hook', 'pyproject'] | None = None
+    """Where the factory was named: `metadata`, `hook` (synapse_setup.py) or `pyproject`."""
+    deps_lifetime: Literal['turn', 'server'] | None = None
+    """`turn` or `server` from the agent's metadata (None: the `deps_lifetime` setting)."""
     problems: list[AgentProblem] = field(default_factory=list)
 
 
@@ -61,27 +73,49 @@ def _suggestions(value: Any) -> list[str]:
     return texts[:MAX_SUGGESTIONS]
 
 
-def read_options(metadata: Any, *, agent_name: str, deps_type_name: str | None) -> AgentOptions:
-    """Options from an agent's metadata (a callable metadata yields none) and the deps problems."""
+def read_options(
+    metadata: Any, *, agent_name: str, deps_type_name: str | None, named: NamedFactory | None = None
+) -> AgentOptions:
+    """Options from an agent's metadata (a callable metadata yields none) and the deps problems.
+
+    `named` is the factory named outside the agent (`deps_sources.py`); the metadata's own wins."""
     options = AgentOptions()
+    spec: Any = None
     if isinstance(metadata, dict):
         options.stateless = _truthy(metadata.get(STATELESS_KEY, False))
         options.suggestions = _suggestions(metadata.get(SUGGESTIONS_KEY))
         spec = metadata.get(DEPS_FACTORY_KEY)
-        if spec is not None:
-            _resolve_factory(spec, options, agent_name)
+        _read_lifetime(metadata.get(DEPS_LIFETIME_KEY), options, agent_name)
+    if spec is not None:
+        options.factory_source = 'metadata'
+        _resolve_factory(spec, options, agent_name, where='')
+    elif named is not None:
+        options.factory_source = named.source
+        _resolve_factory(named.spec, options, agent_name, where=f' (named in {named.where})')
     if deps_type_name is not None and options.deps_factory is None and not options.problems:
         options.problems.append(
             AgentProblem(
-                code='deps_factory_missing',
-                message=(
-                    f'{agent_name} needs deps of type {deps_type_name} to run in the playground. Add '
-                    f"metadata={{'{DEPS_FACTORY_KEY}': 'your.module:make_deps'}} to its Agent(...), naming "
-                    'a function that takes no arguments and returns the deps.'
-                ),
+                code='deps_factory_missing', message=missing_factory_hint(agent_name, deps_type_name)
             )
         )
     return options
+
+
+def _read_lifetime(value: Any, options: AgentOptions, agent_name: str) -> None:
+    if value is None:
+        return
+    if isinstance(value, str) and value.strip().lower() in LIFETIMES:
+        options.deps_lifetime = 'server' if value.strip().lower() == 'server' else 'turn'
+        return
+    options.problems.append(
+        AgentProblem(
+            code='deps_factory_invalid',
+            message=(
+                f"The deps lifetime of {agent_name} ({DEPS_LIFETIME_KEY}={value!r:.80}) is not 'turn' "
+                "or 'server'; the deps_lifetime setting applies."
+            ),
+        )
+    )
 
 
 def _truthy(value: Any) -> bool:
@@ -90,12 +124,12 @@ def _truthy(value: Any) -> bool:
     return bool(value)
 
 
-def _resolve_factory(spec: Any, options: AgentOptions, agent_name: str) -> None:
+def _resolve_factory(spec: Any, options: AgentOptions, agent_name: str, *, where: str) -> None:
     def invalid(reason: str) -> None:
         options.problems.append(
             AgentProblem(
                 code='deps_factory_invalid',
-                message=f'The deps factory of {agent_name} ({options.factory_name}) {reason}',
+                message=f'The deps factory of {agent_name} ({options.factory_name}){where} {reason}',
             )
         )
 

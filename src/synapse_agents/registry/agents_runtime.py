@@ -8,6 +8,10 @@ model_settings>, tools=..., toolsets=...)`: the row's `spec` holds the other `Ag
 `model` are the row's own fields and are refused there. Tools come from the tool registry
 (`registry/tools.py`).
 
+A `spec.deps_schema` (a JSON Schema) is the agent's deps form: it is on the agent's info, a chat
+request sends values for it, and the checked values are the run's deps (`chat/deps_values.py`); a
+schema that is not valid JSON Schema is a `config_error`.
+
 What cannot be built is never an exception here: the agent is described with a problem
 (`unknown_tool`, `config_error`, `missing_api_key`) and its turn target carries the error, so a
 turn ends with that error card and the catalog still lists it. Built agents are cached per store by
@@ -32,6 +36,7 @@ from pydantic_ai.agent.spec import AgentSpec
 from pydantic_ai.models import Model
 from sqlalchemy import select
 
+from ..chat.deps_values import schema_problem
 from ..chat.model_choice import DEMO_MODEL_ID, MissingApiKey
 from ..chat.target import AccessRule, AgentAccessDenied, TurnTarget
 from ..discovery.agent_info import AgentCard, AgentInfo, AgentProblem, ModelRef
@@ -80,6 +85,8 @@ class ConfiguredAgent:
     stateless: bool = False
     deps_factory: None = None
     deps_required: bool = False
+    deps_schema: dict[str, Any] | None = None
+    """The spec's `deps_schema`: the values a turn needs (`chat/deps_values.py`)."""
     preset_key: str | None = None
     """The preset it runs with (kept on each ledger row, so preset limits apply)."""
 
@@ -114,6 +121,7 @@ class ConfiguredAgent:
             setup_error=self.setup_error,
             own_model_error=self.own_model_error,
             kind='config',
+            deps_schema=self.deps_schema,
         )
 
 
@@ -201,6 +209,10 @@ def build_agent(
     if config.tone_key and definition.tone is None:
         fail('config_error', ConfiguredAgentError(f'tone_key: no tone {config.tone_key!r}.'))
     spec = _spec(config.spec, fail)
+    deps_schema = spec.get('deps_schema')
+    problem = schema_problem(deps_schema) if deps_schema is not None else None
+    if problem is not None:
+        fail('config_error', ConfiguredAgentError(f'spec.deps_schema: {problem}.'))
     selection = tools.select(list(config.tools or []))
     if selection.unknown:
         fail('unknown_tool', ConfiguredAgentError(unknown_message(selection.unknown)))
@@ -243,6 +255,8 @@ def build_agent(
             'problems': problems,
             'configured': True,
             'version': config.version,
+            'deps_schema': deps_schema if problem is None else None,
+            'deps': inspection.info.deps.model_copy(update={'required': bool(_required(deps_schema))}),
         }
     )
     return ConfiguredAgent(
@@ -257,7 +271,13 @@ def build_agent(
         is_sandbox=config.is_sandbox,
         enabled=config.enabled,
         preset_key=config.preset_key,
+        deps_schema=deps_schema if problem is None else None,
     )
+
+
+def _required(schema: Any) -> list[Any]:
+    required = schema.get('required') if isinstance(schema, dict) else None
+    return required if isinstance(required, list) else []
 
 
 def _spec(raw: Any, fail: Any) -> dict[str, Any]:

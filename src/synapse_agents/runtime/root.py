@@ -92,7 +92,7 @@ class SynapseRuntime:
         if agents:
             from ..discovery import Catalog
 
-            catalog = Catalog(targets, loaded.project_root, env_files=env_files(loaded))
+            catalog = Catalog(targets, loaded.project_root, env_files=env_files(loaded), deps=settings.deps)
         return cls(
             loaded=loaded,
             store=store,
@@ -151,6 +151,7 @@ class SynapseRuntime:
         self._registered.clear()
         if self.chat is not None:
             chat, self.chat = self.chat, None
+            await chat.engine.close_deps()  # the `server`-lifetime deps (chat/deps.py)
             await anyio.to_thread.run_sync(chat.close)
         from ..traces.provider import flush
 

@@ -27,6 +27,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.models import Model
 from pydantic_ai.usage import UsageLimits
 
+from ..chat.deps import given
 from ..chat.request import ORIGINS, Origin
 from ..chat.scope import Ref, Scope
 from ..chat.service import find_agent
@@ -167,7 +168,7 @@ class Synapse:
             raise ValueError(f'origin: {origin!r:.80} is not one of {", ".join(ORIGINS)}.')
         target = await self._target(agent, key)
         if deps is not None:
-            target.deps_factory = lambda: deps
+            target.deps_factory = given(deps)  # used as they are: never entered nor torn down
         runtime = self.runtime
         settings = TurnSettings(
             model=model,

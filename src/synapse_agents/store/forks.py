@@ -5,8 +5,8 @@ every row before that message (user, assistant, error and notice rows, in order)
 invocations of the copied answers, and the copied user messages' files. Copies get new ids,
 generated in order so that ordering by id stays chronological, and `copied_from_id` names the
 row each was copied from; run ids stay, so a copied answer still finds its turn's files on replay
-(`chat/replay.py`). The fork keeps the source's agent and scope, and names it in `forked_from_id`
-and `forked_at_message_id`.
+(`chat/replay.py`). The fork keeps the source's agent, scope and deps values, and names it in
+`forked_from_id` and `forked_at_message_id`.
 
 The ledger (`llm_calls`) is not copied: money spent once is counted once. The fork's counters are
 then set from its own rows (`totals.reconcile_totals`): `message_count` and `tool_count` count the
@@ -130,6 +130,7 @@ def _copy(
         **{name: getattr(source, name) for name in _SCOPE_COLUMNS},
         forked_from_id=source_id,
         forked_at_message_id=message_id,
+        deps_values=source.deps_values,
         has_error=any(row.role == 'error' for row in rows),
         message_count=0,
         tool_count=0,

@@ -108,6 +108,8 @@ class Conversation(Base):
     """The conversation this one was forked from (None: not a fork)."""
     forked_at_message_id: Mapped[str | None] = mapped_column(String(36))
     """The source's user message the fork re-runs: the fork holds copies of the turns before it."""
+    deps_values: Mapped[dict[str, Any] | None] = mapped_column()
+    """The deps values its agent's deps schema asked for, as last sent (`store/deps_values.py`)."""
     has_error: Mapped[bool] = mapped_column(Boolean, default=False)
     message_count: Mapped[int] = mapped_column(Integer, default=0)
     tool_count: Mapped[int] = mapped_column(Integer, default=0)

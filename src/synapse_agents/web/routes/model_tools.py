@@ -3,8 +3,10 @@
 Unlike `GET /api/agents/{slug}` (read without running anything), this runs the agent up to its
 first model request with a model that only keeps the tool definitions (`discovery/model_tools.py`):
 prefixes, renames, filters, `prepare` functions, prepare capabilities and dynamic toolsets are
-applied as in a real first request. The deps come from the agent's deps factory, as in a chat turn.
-MCP servers are not connected to: their toolsets are named in `mcp_skipped`.
+applied as in a real first request. The deps come from the agent's deps factory, as in a chat turn
+(`chat/deps.py`: a `turn`-lifetime context manager is left once the tools are resolved; a configured
+agent with a deps schema gets `{}`). MCP servers are not connected to: their toolsets are named
+in `mcp_skipped`.
 
 Answers: 404 for an unknown slug; 409 when the agent cannot run here (it needs deps and has no
 factory, a configured agent that cannot be built, the registry cannot be read); 504 when the
@@ -14,15 +16,17 @@ raises, a deps factory that fails), with the exception's class in `exception`.
 
 from __future__ import annotations
 
-import inspect
-from typing import Annotated, Any
+from contextlib import AsyncExitStack
+from typing import Annotated
 
 import anyio
 from fastapi import APIRouter, Depends
 from pydantic import Field
 
+from ...chat.deps import close_quietly, lifetime_of, open_deps
 from ...chat.service import AgentLookupError, find_agent
 from ...chat.target import TurnTarget
+from ...deps_setup import missing_factory_hint
 from ...discovery.model_tools import ModelToolsView, model_tools
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses
@@ -51,8 +55,12 @@ async def get_model_tools(slug: str, context: Context) -> ModelToolsAnswer:
     assert agent is not None
     started = anyio.current_time()
     with anyio.move_on_after(RESOLVE_SECONDS) as scope:
+        stack = AsyncExitStack()
         try:
-            view = await model_tools(agent, await _deps(target))
+            cache = context.chat_service().engine.server_deps
+            lifetime = lifetime_of(target, context.settings)
+            deps = await open_deps(stack, target, None, lifetime=lifetime, cache=cache)
+            view = await model_tools(agent, deps)
         except Exception as exc:
             raise ApiError(
                 422,
@@ -60,6 +68,8 @@ async def get_model_tools(slug: str, context: Context) -> ModelToolsAnswer:
                 code='resolve_failed',
                 exception=type(exc).__name__,
             ) from exc
+        finally:
+            await close_quietly(stack)
     if scope.cancelled_caught:
         raise ApiError(
             504,
@@ -85,20 +95,5 @@ async def _target(context: SynapseContext, slug: str) -> TurnTarget:
     if target.setup_error is not None:
         raise ApiError(409, f'{target.name} cannot run: {target.setup_error}', code='agent_unavailable')
     if target.deps_factory is None and target.deps_required:
-        raise ApiError(
-            409,
-            f'{target.name} needs deps, and no deps factory is set: add '
-            "metadata={'synapse.deps_factory': 'module:function'} to the agent.",
-            code='deps_unavailable',
-        )
+        raise ApiError(409, missing_factory_hint(target.name), code='deps_unavailable')
     return target
-
-
-async def _deps(target: TurnTarget) -> Any:
-    """The deps a chat turn would run with (`chat/turn.py`): the factory's, else None."""
-    if target.deps_factory is None:
-        return None
-    deps = target.deps_factory()
-    if inspect.isawaitable(deps):
-        deps = await deps
-    return deps
