@@ -15,9 +15,14 @@ from typing import TYPE_CHECKING, Any
 __version__ = '0.1.0'
 
 __all__ = [
+    'ApprovalPending',
     'Conversation',
     'ConversationNotFound',
+    'Decision',
+    'DecisionsInvalid',
     'Fired',
+    'NotAwaiting',
+    'PausedCall',
     'Reply',
     'Scope',
     'ScopeMismatch',
@@ -27,13 +32,16 @@ __all__ = [
     'UnknownAgent',
     '__version__',
     'mount',
+    'register_deps',
     'tool',
 ]
 
 if TYPE_CHECKING:
+    from .chat.deferred import Decision, DecisionsInvalid, PausedCall
     from .chat.scope import Scope, ScopeMismatch
+    from .deps_setup import register_deps
     from .registry.tools import tool
-    from .runtime.conversation import Conversation, ConversationNotFound, Reply
+    from .runtime.conversation import ApprovalPending, Conversation, ConversationNotFound, NotAwaiting, Reply
     from .runtime.synapse import Synapse, UnknownAgent
     from .store.conversation_log import SqlConversationStore
     from .tasks.errors import TaskError
@@ -49,10 +57,16 @@ _LAZY = {
     'Conversation': '.runtime.conversation',
     'ConversationNotFound': '.runtime.conversation',
     'Reply': '.runtime.conversation',
+    'ApprovalPending': '.runtime.conversation',
+    'NotAwaiting': '.runtime.conversation',
+    'Decision': '.chat.deferred',
+    'DecisionsInvalid': '.chat.deferred',
+    'PausedCall': '.chat.deferred',
     'Scope': '.chat.scope',
     'ScopeMismatch': '.chat.scope',
     'SqlConversationStore': '.store.conversation_log',
     'tool': '.registry.tools',
+    'register_deps': '.deps_setup',
     'TaskError': '.tasks.errors',
     'Fired': '.tasks.events',
 }

@@ -21,7 +21,7 @@ def test_list_shows_every_demo_agent_as_a_card(client: TestClient, isolated_env:
     assert set(body) == {'agents', 'problems', 'targets', 'project_root', 'degraded'}
     assert body['targets'] == ['synapse_agents.demo'] and body['problems'] == []
     assert body['project_root'] == str(isolated_env.resolve())
-    assert len(body['agents']) == 8
+    assert len(body['agents']) == 9
     card = body['agents'][0]
     assert set(card) == {field.alias or name for name, field in AgentCard.model_fields.items()}
     assert card['slug'] == SUPPORT and card['name'] == 'support_agent'
@@ -52,8 +52,18 @@ def test_agent_detail_is_the_full_info(client: TestClient) -> None:
     assert set(info) == {field.alias or name for name, field in AgentInfo.model_fields.items()}
     assert info['tools'][0]['name'] == 'lookup_order' and info['tools'][0]['required'] == ['order_id']
     assert info['tools'][0]['parameters']['properties']['order_id']['type'] == 'string'
-    assert info['output'] == {'type': 'str', 'mode': 'text', 'schema': None, 'schema_error': None}
-    assert info['deps'] == {'type': None, 'factory': None, 'required': False}
+    assert info['output'] == {
+        'type': 'str',
+        'mode': 'text',
+        'schema': None,
+        'schema_error': None,
+        'tools': [],
+        'text_function': None,
+        'validators': [],
+    }
+    no_deps = {'type': None, 'factory': None, 'required': False, 'source': None, 'lifetime': None}
+    assert info['deps'] == no_deps
+    assert info['deps_schema'] is None
     orchestrator = client.get('/api/agents/synapse_agents.demo.agents.orchestrator').json()
     assert orchestrator['subagents'][0]['slug'] == 'synapse_agents.demo.agents.summariser'
 

@@ -34,6 +34,7 @@ TURNS = [
     ('research_agent', 'Search the web for pydantic-ai capabilities', {'data-native-tool'}),
     ('support_agent', 'rate limit', {'data-error', 'error'}),
     ('support_agent', 'Explain refunds, then fail mid-stream', {'text-delta', 'error'}),
+    ('ops_agent', 'Restart the billing service and delete backup 7.', {'data-tool-approval'}),
 ]
 
 
@@ -89,3 +90,36 @@ def test_every_demo_agent_stream_passes_the_ai_parser(
             assert result['error'] is None, where
             assert result['message']['metadata']['message_id'] == result['message']['id'], where
         assert len(result['chunk_types']) == len(decode(sent['sse'])) - 1, where  # all but [DONE]
+
+
+def test_a_paused_run_at_sdk_version_6_passes_the_v6_and_v7_parsers(
+    client: TestClient, context: SynapseContext, node_modules: Path, tmp_path: Path
+) -> None:
+    from synapse_agents.discovery import Catalog
+
+    context.catalog = Catalog(['synapse_agents.demo'], tmp_path)
+    slug = next(a.slug for a in context.catalog.scan().agents if a.attribute == 'ops_agent')
+    response = client.post(
+        f'/api/agents/{slug}/chat',
+        data={'message': 'Restart the billing service and delete backup 7.', 'sdk_version': '6'},
+    )
+    assert response.status_code == 200, response.text
+    assert 'tool-approval-request' in {chunk['type'] for chunk in decode(response.text)}
+    streams_file = tmp_path / 'streams.json'
+    streams_file.write_text(json.dumps([{'name': 'ops_agent v6', 'sse': response.text}]))
+    checked = subprocess.run(
+        ['node', 'check_streams.mjs', str(streams_file)],
+        cwd=NODE_DIR,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    results = {result['version']: result for result in json.loads(checked.stdout)}
+    assert results['v5']['schema_errors'], 'v5 has no tool-approval-request chunk'
+    for version in ('v6', 'v7'):
+        result = results[version]
+        assert result['schema_errors'] == [] and result['error'] is None, result
+        states = [
+            part.get('state') for part in result['message']['parts'] if part['type'].startswith('tool-')
+        ]
+        assert states == ['approval-requested', 'approval-requested'], (version, result['message']['parts'])

@@ -63,7 +63,7 @@ def test_the_listing_shows_configured_agents_after_the_code_agents(served: TestC
     body = served.get('/api/agents').json()
     slugs = [card['slug'] for card in body['agents']]
     assert slugs[-2:] == ['config:broken', 'config:helper']  # no sandbox, nothing disabled
-    assert all(not s.startswith('config:') for s in slugs[:-2]) and len(slugs) == 10
+    assert all(not s.startswith('config:') for s in slugs[:-2]) and len(slugs) == 11
     code = body['agents'][0]
     assert (code['configured'], code['version']) == (False, None)
     helper = body['agents'][-1]

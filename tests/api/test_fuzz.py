@@ -176,6 +176,7 @@ OPERATIONS = [
     ('GET', '/api/agents/{slug}'),
     ('GET', '/api/agents/{slug}/models'),
     ('GET', '/api/agents/{slug}/model-tools'),
+    ('POST', '/api/agents/{slug}/mcp/{index}/connect'),
     ('POST', '/api/agents/{slug}/chat'),
     ('GET', '/api/conversations'),
     ('GET', '/api/conversations/{conversation_id}'),

@@ -99,8 +99,15 @@ def test_the_replay_json_keeps_its_form(client: TestClient, store: Store) -> Non
     body = client.get(f'/api/conversations/{ids["conversation"]}').content
     thread = json.loads(body)
     assert thread['conversation']['created_at'] == '2026-11-30T06:11:50.884Z'
-    assert list(thread['conversation'])[-4:] == ['stateless', 'agent_available', 'forked_from', 'forks']
+    assert list(thread['conversation'])[-5:] == [
+        'stateless',
+        'agent_available',
+        'forked_from',
+        'forks',
+        'deps_values',
+    ]
     assert thread['conversation']['forked_from'] is None and thread['conversation']['forks'] == []
+    assert thread['conversation']['deps_values'] is None
     assert [thread['conversation'][axis] for axis in ('tenant', 'actor', 'subject')] == [None, None, None]
     user, answer, notice, error = thread['messages']
     assert user == {
@@ -123,6 +130,7 @@ def test_the_replay_json_keeps_its_form(client: TestClient, store: Store) -> Non
     native, big, unplaced = (p['tool'] for p in answer['parts'] if 'tool' in p)
     assert list(native) == [
         'id',
+        'tool_call_id',
         'kind',
         'name',
         'arguments',
@@ -133,6 +141,7 @@ def test_the_replay_json_keeps_its_form(client: TestClient, store: Store) -> Non
     ]
     assert list(big) == [
         'id',
+        'tool_call_id',
         'kind',
         'name',
         'arguments',
@@ -143,7 +152,16 @@ def test_the_replay_json_keeps_its_form(client: TestClient, store: Store) -> Non
         'truncated',
     ]
     assert big['truncated'] is True and big['arguments'].endswith('…') and len(big['arguments']) == 1025
-    assert list(unplaced) == ['id', 'kind', 'name', 'arguments', 'result', 'status', 'duration_ms']
+    assert list(unplaced) == [
+        'id',
+        'tool_call_id',
+        'kind',
+        'name',
+        'arguments',
+        'result',
+        'status',
+        'duration_ms',
+    ]
     assert list(answer)[5:] == [
         'copied_from_id',
         'parts',

@@ -44,6 +44,7 @@ OPERATIONS = [
     ('GET', '/api/tasks'),
     ('GET', '/api/tasks/{task_id}'),
     ('POST', '/api/tasks/{task_id}/cancel'),
+    ('POST', '/api/tasks/{task_id}/decisions'),
     ('POST', '/api/events'),
     ('GET', '/api/schedules/preview'),
 ]
@@ -52,6 +53,7 @@ REFUSABLE = {
     'POST /api/standing-agents': [201, 422],
     'PATCH /api/standing-agents/{standing_id}': [200, 404, 422],
     'POST /api/events': [202, 422],
+    'POST /api/tasks/{task_id}/decisions': [200, 404, 409, 422],
     'GET /api/schedules/preview': [200, 422],
 }
 """What positive data may be answered with, besides the defaults (see the module docstring)."""

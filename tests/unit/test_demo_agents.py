@@ -25,6 +25,7 @@ from synapse_agents.demo import (
     deps_agent,
     fallback_agent,
     flaky_agent,
+    ops_agent,
     orchestrator,
     research_agent,
     structured_agent,
@@ -46,6 +47,7 @@ AGENTS: dict[str, Agent[Any, Any]] = {
     'deps_agent': deps_agent,
     'fallback_agent': fallback_agent,
     'research_agent': research_agent,
+    'ops_agent': ops_agent,
 }
 
 
@@ -250,3 +252,21 @@ async def test_every_agent_answers_a_plain_hello() -> None:
         result = await agent.run('hello', deps=deps)
         assert result.output, name
         assert result.usage.input_tokens > 0 and result.usage.output_tokens > 0, name
+
+
+async def test_ops_agent_pauses_for_approval_and_for_on_call() -> None:
+    from pydantic_ai import DeferredToolRequests
+
+    from synapse_agents.demo.approvals import RESTARTS
+
+    before = len(RESTARTS)
+    paused = await ops_agent.run('Restart the billing service and delete backup 7.')
+    assert isinstance(paused.output, DeferredToolRequests)
+    assert [(c.tool_name, c.args) for c in paused.output.approvals] == [
+        ('restart_service', {'service': 'billing'}),
+        ('delete_backup', {'backup_id': 7}),
+    ]
+    assert len(RESTARTS) == before
+    asked = await ops_agent.run('Ask on-call whether the deploy can go ahead.')
+    assert isinstance(asked.output, DeferredToolRequests)
+    assert [c.tool_name for c in asked.output.calls] == ['ask_on_call']

@@ -169,7 +169,7 @@ def test_demo_agents_are_all_found_with_their_slugs(demo: CatalogSnapshot) -> No
             'fallback-agent',
             'research-agent',
         )
-    ]
+    ] + ['synapse_agents.demo.approvals.ops-agent']
     for found in demo.agents:
         assert found.info.model is not None and found.info.model.is_demo
         assert found.info.model.provider == 'synapse'
@@ -208,6 +208,8 @@ def test_demo_stateless_structured_deps_fallback_native_and_subagent(demo: Catal
         'type': 'AccountDeps',
         'factory': 'synapse_agents.demo.agents:make_account_deps',
         'required': True,
+        'source': 'metadata',
+        'lifetime': None,
     }
     dynamic = deps.info.instructions[0]
     assert (dynamic.kind, dynamic.name) == ('dynamic', 'account_instructions')

@@ -107,3 +107,4 @@ export const Wallet = icon([["path",{"d":"M19 7V4a1 1 0 0 0-1-1H5a2 2 0 0 0 0 4h
 export const CalendarClock = icon([["path",{"d":"M16 2v3"}],["path",{"d":"M17 15.5v1.7l1 .625"}],["path",{"d":"M21 8.936V5a2 2 0 00-2-2H5a2 2 0 00-2 2v14a2 2 0 002 2h3.935"}],["path",{"d":"M3 9h9.873"}],["path",{"d":"M8 2v3"}],["circle",{"cx":"17","cy":"17","r":"5"}]])
 export const Play = icon([["path",{"d":"M5 5a2 2 0 0 1 3.008-1.728l11.997 6.998a2 2 0 0 1 .003 3.458l-12 7A2 2 0 0 1 5 19z"}]])
 export const Pause = icon([["rect",{"x":"14","y":"3","width":"5","height":"18","rx":"1"}],["rect",{"x":"5","y":"3","width":"5","height":"18","rx":"1"}]])
+export const Clock = icon([["circle",{"cx":"12","cy":"12","r":"10"}],["path",{"d":"M12 6v6l4 2"}]])

@@ -1,5 +1,6 @@
 // What the playground's thread shows, whether it comes from a live stream or a stored replay.
-import type { ToolKind, ToolStatus, Usage } from './api/types'
+import type { ToolKind, Usage } from './api/types'
+import type { ToolStatus } from './stream/approval'
 
 export interface ToolView {
   callId: string

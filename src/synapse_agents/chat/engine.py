@@ -3,7 +3,8 @@
 `ChatEngine.prepare` does the checks and reads that must happen before a stream starts (the
 conversation exists and belongs to the agent, earlier turns as history, uploads saved, the
 prices at hand (`accounting.pricing`), a configured agent's `access` admits the scope outside the playground:
-`AgentAccessDenied` otherwise); its other errors are the route's 4xx answers, and uploads the
+`AgentAccessDenied` otherwise, the values for a deps schema pass it: `chat/deps_values.py`); its
+other errors are the route's 4xx answers, and uploads the
 disk refuses are a 507 (`store_full`) or 503 (`store_unavailable`) with the files already written
 for the turn removed. `ChatEngine.stream`
 then yields the turn's domain events (`chat/events.py`) and records it (`chat/turn.py`); encoding
@@ -18,6 +19,7 @@ from __future__ import annotations
 import errno
 from collections.abc import AsyncGenerator
 from pathlib import Path
+from typing import Any
 
 import anyio.to_thread
 from pydantic_ai.messages import AgentStreamEvent, ModelMessage
@@ -26,28 +28,45 @@ from pydantic_ai.models import Model
 from ..accounting.pricing import pricer
 from ..settings import Settings
 from ..store import Conversation, Store
+from ..store.decisions import AwaitingCall, Claim, awaiting_calls, claim_decisions
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
 from ..traces.sink import current_place
 from .attachments import SavedAttachment, save_uploads
+from .deferred import (
+    Decisions,
+    DecisionsInvalid,
+    check_answers,
+    results_for,
+    summary,
+    waiting_call,
+    waiting_text,
+)
+from .deps import ServerDeps
+from .deps_values import DepsRejected, check_values
 from .events import Notice, TurnEvent
 from .model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
-from .replay import load_history
+from .prepared import PreparedTurn
+from .replay import load_history, paused_history
 from .request import TurnRequest
 from .scope import Scope, ScopeMismatch
 from .sub_agents import followers
 from .target import AgentAccessDenied, TurnTarget
-from .turn import DepsUnavailable, PreparedTurn, TurnStream, remove_files
+from .turn import DepsUnavailable, TurnStream, remove_files
 
 
 class TurnRejected(Exception):
     """The request cannot start a turn (unknown conversation, another agent's conversation)."""
 
-    def __init__(self, status: int, message: str, code: str | None = None) -> None:
+    def __init__(
+        self, status: int, message: str, code: str | None = None, fields: list[dict[str, str]] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.code = code
+        self.fields = fields
+        """The bad inputs of a 422 (`{'location', 'message'}`), when they are known."""
 
 
 class ChatEngine:
@@ -58,10 +77,16 @@ class ChatEngine:
         self.writes = writes
         self.settings = settings or Settings()
         """What the turns' ledger and spending limits use: currencies, `usage_recorder`, ..."""
+        self.server_deps = ServerDeps()
+        """The deps of `server` lifetime (`chat/deps.py`), torn down by `close_deps`."""
 
     @property
     def attachments_dir(self) -> Path:
         return self.store.attachments_dir
+
+    async def close_deps(self) -> None:
+        """Tear down the `server`-lifetime deps (when the server stops)."""
+        await self.server_deps.aclose()
 
     async def prepare(self, turn: TurnRequest) -> PreparedTurn:
         """Check the request and load what the run needs; raises `TurnRejected` for a 4xx answer."""
@@ -70,18 +95,31 @@ class ChatEngine:
         new_conversation = turn.conversation_id is None
         scope = turn.scope
         conversation_id = turn.conversation_id or new_id()
+        waiting: list[AwaitingCall] = []
+        stored_deps: Any = None
+        if new_conversation and turn.decisions is not None:
+            raise TurnRejected(
+                422, 'decisions: answer the tool calls of a conversation: send its conversation_id.'
+            )
         if not new_conversation:
             if not is_valid_id(conversation_id):  # before the database or the disk sees it
                 raise TurnRejected(404, f'No conversation with id {shown_id(conversation_id)}.')
             conversation = await anyio.to_thread.run_sync(self.store.conversations.get, conversation_id)
             scope = _check_conversation(conversation, conversation_id, target.slug, scope)
             _check_access(target, scope, turn.origin)
+            waiting = await anyio.to_thread.run_sync(awaiting_calls, self.store, conversation_id)
+            _check_waiting(turn, waiting)
+            stored_deps = conversation.deps_values if conversation is not None else None
             if not target.stateless:
                 history = await anyio.to_thread.run_sync(
                     load_history, self.store, conversation_id, self.attachments_dir
                 )
+            elif waiting:  # a stateless agent resumes the run that paused, and only that run
+                paused_id = waiting[0].message_id or ''
+                history = await anyio.to_thread.run_sync(paused_history, self.store, paused_id)
         else:
             _check_access(target, scope, turn.origin)
+        deps_values = _deps_values(target, turn.deps_values, stored_deps)
         prices = await pricer(self.store, self.settings)
         user_message_id = new_id()
         saved: list[SavedAttachment] = []
@@ -97,9 +135,19 @@ class ChatEngine:
                 raise _uploads_not_saved(exc) from exc
         model, name, provider, error = _choose_model(target, turn.model_id)
         chosen = turn.model_id or target.own_model_id
+        message, resume = turn.message, None
+        claimed: tuple[str, ...] = ()
+        user_meta: dict[str, Any] = {}
+        if turn.decisions is not None:
+            await self._claim(turn.decisions, waiting)
+            calls = [waiting_call(c) for c in waiting]
+            message = summary(turn.decisions, calls)
+            resume = results_for(turn.decisions)
+            claimed = tuple(c.row_id for c in waiting)
+            user_meta = {'decisions': {k: v.as_json() for k, v in turn.decisions.items()}}
         return PreparedTurn(
             target=target,
-            message=turn.message,
+            message=message,
             conversation_id=conversation_id,
             new_conversation=new_conversation,
             run_id=new_id(),
@@ -123,7 +171,21 @@ class ChatEngine:
             pricer=prices,
             settings=self.settings,
             price_hint=chosen if chosen in prices.book.models else None,
+            resume=resume,
+            claimed=claimed,
+            user_meta=user_meta,
+            deps_values=deps_values,
+            deps_cache=self.server_deps,
         )
+
+    async def _claim(self, decisions: Decisions, waiting: list[AwaitingCall]) -> None:
+        """Take the waiting rows for these decisions in the database, or refuse (decided elsewhere)."""
+        claims = []
+        for call in waiting:
+            decision = decisions[call.tool_call_id]
+            claims.append(Claim(call.row_id, decision.status, decision.stored_error, decision.result))
+        if not await self.writes.run(claim_decisions(claims)):
+            raise TurnRejected(409, 'These tool calls were already decided.', code='not_awaiting')
 
     def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
         """The turn's events, each yielded the moment it exists (see `chat/events.py`).
@@ -141,6 +203,24 @@ def _parent_run_id(turn: TurnRequest) -> str | None:
         return turn.trace_parent.run_id
     place = current_place()
     return place.run_id if place is not None else None
+
+
+def _check_waiting(turn: TurnRequest, waiting: list[AwaitingCall]) -> None:
+    """A conversation with paused calls takes only their decisions; decisions need paused calls."""
+    if turn.decisions is None:
+        if waiting:
+            raise TurnRejected(409, waiting_text([waiting_call(c) for c in waiting]), code='approval_pending')
+        return
+    if not waiting:
+        raise TurnRejected(
+            409, 'No tool call of this conversation is waiting for a decision.', code='not_awaiting'
+        )
+    if turn.uploads:
+        raise TurnRejected(422, 'attachments: decisions are sent without files.')
+    try:
+        check_answers(turn.decisions, [waiting_call(c) for c in waiting])
+    except DecisionsInvalid as exc:
+        raise TurnRejected(422, str(exc), code='decisions_invalid') from exc
 
 
 def _check_conversation(
@@ -162,6 +242,14 @@ def _check_conversation(
         return stored.continued_with(scope, conversation_id)
     except ScopeMismatch as exc:
         raise TurnRejected(409, str(exc), code='scope_mismatch') from exc
+
+
+def _deps_values(target: TurnTarget, sent: dict[str, Any] | None, stored: Any) -> dict[str, Any] | None:
+    """The values for the agent's deps schema (`chat/deps_values.py`), or the 4xx refusing them."""
+    try:
+        return check_values(target, sent, stored)
+    except DepsRejected as exc:
+        raise TurnRejected(exc.status, exc.message, code=exc.code, fields=exc.fields) from exc
 
 
 def _check_access(target: TurnTarget, scope: Scope, origin: str) -> None:

@@ -116,6 +116,8 @@ class TurnFinished:
     """In USD; None when any price is unknown."""
     duration_ms: int | None
     stateless: bool
+    awaiting: list[str] = field(default_factory=list)
+    """The tool calls the run paused on, waiting for a decision (`chat/deferred.py`)."""
 
 
 TurnEvent = (

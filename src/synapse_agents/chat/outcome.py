@@ -10,12 +10,14 @@ from pydantic_ai.exceptions import ModelHTTPError, UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
+    ModelRequest,
     ModelResponse,
     NativeToolCallPart,
     NativeToolReturnPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
+    ToolReturnPart,
 )
 from pydantic_ai.usage import RunUsage
 
@@ -97,8 +99,20 @@ def display_parts(
 ) -> list[dict[str, Any]]:
     """What the replay shows for an answer, in order: reasoning, text, tool references, output."""
     parts: list[dict[str, Any]] = []
+    called = {
+        part.tool_call_id
+        for message in messages
+        if isinstance(message, ModelResponse)
+        for part in message.parts
+        if isinstance(part, ToolCallPart)
+    }
     for message in messages:
-        if not isinstance(message, ModelResponse):
+        if isinstance(message, ModelRequest):
+            # A resumed run starts with the results of calls an earlier answer made (approved ones
+            # ran here): they are placed first, where the stream shows them.
+            for request_part in message.parts:
+                if isinstance(request_part, ToolReturnPart) and request_part.tool_call_id not in called:
+                    parts.append({'type': 'tool', 'tool_call_id': request_part.tool_call_id})
             continue
         for part in message.parts:
             if isinstance(part, ThinkingPart):

@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ApprovalRequired, CallDeferred
 from pydantic_ai.messages import (
     AgentStreamEvent,
     FunctionToolResultEvent,
@@ -52,10 +53,12 @@ from ..accounting.capability import Spending, ledger_row
 from ..accounting.limits import Subject
 from ..accounting.pricing import PricedCall, Pricer
 from ..registry.prices import REGISTRY_SOURCE
+from ..store.decisions import AWAITING, mark_awaiting
 from ..store.ids import new_id
 from ..store.schema import utcnow
 from ..store.turn_writes import record_llm_call, tool_finished, tool_started
 from ..store.write_queue import TurnWrites, WriteQueue
+from .deferred import PausedCall
 from .events import Notice, ToolTimed
 from .outcome import ERROR_OUTCOMES, native_tool_status
 
@@ -109,6 +112,8 @@ class Recorder(AbstractCapability[Any]):
     """Whether the registry priced any of the run's responses."""
     tool_count: int = 0
     """Function and native tool calls started (output-tool calls are not counted)."""
+    _deferred: dict[str, _OpenTool] = field(default_factory=dict)
+    """Calls whose tool raised `CallDeferred` or `ApprovalRequired`, by call id (rows left pending)."""
     statuses: dict[str, str] = field(default_factory=dict)
     """Each finished tool call's stored status, by call id."""
     timings: list[ToolTimed] = field(default_factory=list)
@@ -213,6 +218,30 @@ class Recorder(AbstractCapability[Any]):
         for response in responses[self.llm_calls :]:
             self.record_response(response, _ms(self._request_started) if self._request_started else None)
 
+    def record_paused(self, calls: list[PausedCall]) -> None:
+        """Store the calls the run paused on as `awaiting` rows (`store/decisions.py`)."""
+        for call in calls:
+            started = self._deferred.pop(call.tool_call_id, None)
+            if started is not None:  # it ran and raised CallDeferred / ApprovalRequired: its row waits
+                self.writes.submit(mark_awaiting(started.row_id, call.kind))
+                continue
+            self.tool_count += 1
+            row = {
+                'id': new_id(),
+                'conversation_id': self.conversation_id,
+                'message_id': self.message_id,
+                'run_id': self.run_id,
+                'tool_call_id': call.tool_call_id,
+                'kind': 'function',
+                'name': call.tool_name,
+                'arguments': call.args,
+                'status': AWAITING,
+                'provider_status': call.kind,
+                'owner': None,
+                'started_at': utcnow(),
+            }
+            self.writes.submit(tool_started(row))
+
     # -- function tools ------------------------------------------------------------------
 
     async def wrap_tool_execute(
@@ -227,6 +256,9 @@ class Recorder(AbstractCapability[Any]):
         open_tool = self._start(call, kind='function')
         try:
             result = await handler(args)
+        except (CallDeferred, ApprovalRequired):
+            self._deferred[call.tool_call_id] = open_tool  # the run pauses on it: `record_paused`
+            raise
         except asyncio.CancelledError:
             self._finish(call.tool_call_id, open_tool, status='interrupted', error='The run was cancelled.')
             raise
@@ -325,8 +357,8 @@ class Recorder(AbstractCapability[Any]):
         if part.tool_call_id in self._done:
             return  # wrap_tool_execute already completed this call
         open_tool = self._tools.get(part.tool_call_id)
-        if open_tool is None and part.outcome not in ERROR_OUTCOMES:
-            return
+        if open_tool is None and (part.outcome not in ERROR_OUTCOMES or part.outcome == 'denied'):
+            return  # a denial is stored on the paused call's own row (`store/decisions.py`)
         if open_tool is None:
             call = ToolCallPart(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
             open_tool = self._start(call, kind='function')

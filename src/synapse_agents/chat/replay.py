@@ -14,6 +14,7 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from sqlalchemy import select
 
 from ..store import Message, Store
+from ..store.decisions import paused_message_run
 from ..store.history import attachment_references
 from .attachments import resolve_path, restore_binary
 
@@ -55,3 +56,9 @@ def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> l
 def _read(attachments_dir: Path, reference: dict[str, Any], conversation_id: str, message_id: str) -> bytes:
     path = resolve_path(attachments_dir, reference, conversation_id, message_id)
     return b'' if path is None else path.read_bytes()
+
+
+def paused_history(store: Store, message_id: str) -> list[ModelMessage]:
+    """The model messages of the one turn that paused on tool calls (a stateless agent's resume)."""
+    dumped = paused_message_run(store, message_id)
+    return ModelMessagesTypeAdapter.validate_python(dumped) if dumped else []

@@ -18,6 +18,7 @@ from pydantic_ai.usage import UsageLimits
 from ..store.ids import is_valid_id
 from ..traces.sink import RunPlace
 from .attachments import Upload
+from .deferred import Decisions
 from .scope import Scope
 from .target import TurnTarget
 
@@ -65,6 +66,11 @@ class TurnRequest:
     """Agents that run on this turn's model when its tools call them, when the turn runs on another
     model than the agent's own (`chat/sub_agents.py`; the playground passes the other discovered
     agents)."""
+    decisions: Decisions | None = None
+    """Answers to the tool calls the conversation's last run paused on (`chat/deferred.py`): the
+    turn resumes that run instead of sending `message` (which may be empty)."""
+    deps_values: dict[str, Any] | None = None
+    """Values for an agent's deps schema (`chat/deps_values.py`); None: the conversation's stored ones."""
 
     def __post_init__(self) -> None:
         if self.origin not in ORIGINS:

@@ -17,33 +17,30 @@ committed). Its attachment files are removed when its messages are not stored.
 
 from __future__ import annotations
 
-import inspect
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator
 from concurrent.futures import Future
-from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from contextlib import AsyncExitStack, suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, UserContent
-from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
-from pydantic_ai.usage import UsageLimits
 
 from .._json import jsonable
 from ..accounting.capability import Spending
-from ..accounting.pricing import Pricer
-from ..settings import Settings
+from ..deps_setup import missing_factory_hint
+from ..store.decisions import reopen_decisions
+from ..store.deps_values import remember_deps
 from ..store.files import remove_inside
 from ..store.ids import is_valid_id, new_id
 from ..store.turn_writes import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
 from ..store.write_queue import TurnWrites, WriteQueue
-from ..traces.sink import RunPlace
 from ..traces.turns import traced_turn
-from .attachments import SavedAttachment
+from .deferred import PausedCall, paused_calls
+from .deps import close_quietly, lifetime_of, open_deps
 from .events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from .model_choice import MissingApiKey
 from .outcome import (
@@ -55,59 +52,21 @@ from .outcome import (
     usage_cost,
     usage_summary,
 )
+from .prepared import PreparedTurn
 from .recorder import Recorder
-from .scope import METADATA_KEY, Scope
+from .scope import METADATA_KEY
 from .sub_agents import following
-from .target import TurnTarget
 
 
 class DepsUnavailable(RuntimeError):
     """The agent needs deps and Synapse has no factory to build them."""
 
 
-@dataclass
-class PreparedTurn:
-    """A turn ready to stream: ids decided, history loaded, files saved, model chosen."""
-
-    target: TurnTarget
-    message: str
-    conversation_id: str
-    new_conversation: bool
-    run_id: str
-    user_message_id: str
-    assistant_message_id: str
-    history: list[ModelMessage]
-    attachments: list[SavedAttachment]
-    model: Model | None
-    model_name: str | None
-    provider: str | None
-    setup_error: BaseException | None = None
-    origin: str = 'playground'
-    module: str = 'chat'
-    scope: Scope = field(default_factory=Scope)
-    usage_limits: UsageLimits | None = None
-    capabilities: Sequence[AbstractCapability[Any]] = ()
-    parent_run_id: str | None = None
-    pricer: Pricer | None = None
-    """The prices for the ledger and the spending estimates (None: genai-prices' only)."""
-    settings: Settings | None = None
-    """Currencies, `usage_recorder`, `default_max_output_tokens` (None: their defaults)."""
-    price_hint: str | None = None
-    """The registry model key the turn chose, when the registry prices it."""
-    trace_parent: RunPlace | None = None
-    """Where the run that started this one sits in its trace tree (a run in another process)."""
-    workflow_run_id: str | None = None
-    sub_agents: Sequence[Any] = ()
-    """Agents that follow the turn's model when they run inside it (`chat/sub_agents.py`)."""
-
-    def meta(self, **values: Any) -> dict[str, Any]:
-        """The assistant row's `meta`: `values`, and the configured agent's version when there is one."""
-        version = self.target.agent_version
-        return {**values, 'agent_version': version} if version is not None else values
-
-
 class TurnStream:
     """One turn running: runs the agent, yields its events, stores how it ended."""
+
+    deps_stack: AsyncExitStack | None = None
+    """The teardown of the turn's deps (`chat/deps.py`), run when `events` ends."""
 
     def __init__(self, turn: PreparedTurn, queue: WriteQueue, attachments_dir: Path) -> None:
         self.queue = queue
@@ -127,6 +86,8 @@ class TurnStream:
         self.lost_answer = False
         self.status = 'streaming'
         """The assistant row's status (final once the turn has ended)."""
+        self.paused: list[PausedCall] = []
+        """The tool calls the run paused on (a complete turn that waits for decisions)."""
         self.spending = Spending(
             queue.store,
             settings=turn.settings,
@@ -184,6 +145,7 @@ class TurnStream:
                     actor_id=scope['actor_id'],
                     subject_type=scope['subject_type'],
                     subject_id=scope['subject_id'],
+                    user_meta=turn.user_meta,
                 )
             )
         )
@@ -203,9 +165,10 @@ class TurnStream:
             agent = turn.target.agent
             if agent is None:
                 raise RuntimeError(f'agent {turn.target.slug!r} is not available')
-            deps = await _make_deps(turn.target)
-            prompt: str | list[UserContent] = turn.message
-            if turn.attachments:
+            self.deps_stack = AsyncExitStack()
+            deps = await _make_deps(turn, self.deps_stack, self.writes)
+            prompt: str | list[UserContent] | None = turn.message if turn.resume is None else None
+            if turn.attachments and turn.resume is None:
                 prompt = [turn.message, *(a.content() for a in turn.attachments)]
             with traced_turn(turn, self.queue), following(turn.model, turn.sub_agents):
                 async with agent.run_stream_events(
@@ -217,6 +180,7 @@ class TurnStream:
                     metadata={METADATA_KEY: turn.scope.as_json()},
                     capabilities=[self.recorder, self.spending, *turn.capabilities],
                     run_id=turn.run_id,
+                    deferred_tool_results=turn.resume,
                 ) as handle:
                     self.handle = handle
                     async for event in handle:
@@ -233,6 +197,8 @@ class TurnStream:
             # Cancelled, or the consumer closed the stream: keep what was produced.
             self.interrupt()
             raise
+        finally:
+            await close_quietly(self.deps_stack)
         if failure is not None:
             yield failure
         yield self._finished()
@@ -263,6 +229,7 @@ class TurnStream:
             cost=self.recorder.run_cost(usage_cost(usage)),
             duration_ms=self.duration_ms,
             stateless=turn.target.stateless,
+            awaiting=[call.tool_call_id for call in self.paused],
         )
 
     def _usage(self) -> Any:
@@ -290,6 +257,8 @@ class TurnStream:
     async def _complete(self, result: AgentRunResult[Any]) -> TurnFailed | None:
         """The run finished: store the answer; the failure to show when the store could not take it."""
         self.result = result
+        self.paused = paused_calls(result.output)
+        self.recorder.record_paused(self.paused)
         try:
             await self._save(self._end('complete'))
         except TurnNotSaved as not_saved:
@@ -300,6 +269,7 @@ class TurnStream:
         """The run (or its setup) raised: store the error card, and describe it."""
         failure = TurnFailed.from_exception(error, recoverable=is_recoverable(error))
         failure.interrupted_tools = [c for c, s in self.recorder.statuses.items() if s == 'interrupted']
+        self._reopen()
         if isinstance(error, MissingApiKey):
             failure.message = str(error)
         record = ErrorRecord(
@@ -320,7 +290,13 @@ class TurnStream:
     def interrupt(self) -> None:
         """The stream was cancelled: queue the partial answer without waiting (we are cancelled)."""
         if not self.ended:
+            self._reopen()
             self.writes.submit(end_turn(self._end('interrupted'), started=self.begun))
+
+    def _reopen(self) -> None:
+        """A resumed run that did not complete: its decisions are given back, the calls wait again."""
+        if self.turn.claimed:
+            self.writes.submit(reopen_decisions(self.turn.claimed))
 
     async def _save(self, end: TurnEnd, run_error: BaseException | None = None) -> None:
         """The final write; raises `TurnNotSaved` unless it and every earlier write of the turn committed."""
@@ -364,7 +340,7 @@ class TurnStream:
         # Queued before the final write, so the totals it reconciles include them.
         self.recorder.record_unfinished(messages)
         result = self.result
-        has_output = result is not None
+        has_output = result is not None and not self.paused
         output = result.output if result is not None else None
         parts = display_parts(messages, output, has_output=has_output)
         usage = self._usage()
@@ -386,6 +362,7 @@ class TurnStream:
                 provider=self.recorder.provider_name or self.turn.provider,
                 finish_reason=result.response.finish_reason if result is not None else None,
                 llm_calls=self.recorder.llm_calls,
+                **({'awaiting': [call.tool_call_id for call in self.paused]} if self.paused else {}),
             ),
             error=error,
             notices=[(n.message, {'kind': n.kind, **n.data}) for n in self.recorder.all_notices],
@@ -403,15 +380,13 @@ def remove_files(attachments_dir: Path, conversation_id: str, message_id: str) -
         folder.parent.rmdir()
 
 
-async def _make_deps(target: TurnTarget) -> Any:
-    if target.deps_factory is None:
-        if target.deps_required:
-            raise DepsUnavailable(
-                f'{target.name} needs deps, and no deps factory is set: add '
-                "metadata={'synapse.deps_factory': 'module:function'} to the agent."
-            )
-        return None
-    deps = target.deps_factory()
-    if inspect.isawaitable(deps):
-        deps = await deps
-    return deps
+async def _make_deps(turn: PreparedTurn, stack: AsyncExitStack, writes: TurnWrites) -> Any:
+    """The turn's deps (`chat/deps.py`); their teardown goes on `stack`. The values for a deps schema
+    are stored on the conversation first (after `begin_turn`, which creates a new one)."""
+    target = turn.target
+    if target.deps_factory is None and target.deps_schema is None and target.deps_required:
+        raise DepsUnavailable(missing_factory_hint(target.name))
+    if turn.deps_values is not None:
+        writes.submit(remember_deps(turn.conversation_id, turn.deps_values))
+    lifetime = lifetime_of(target, turn.settings)
+    return await open_deps(stack, target, turn.deps_values, lifetime=lifetime, cache=turn.deps_cache)

@@ -16,6 +16,7 @@ from .agents import (
     summariser,
     support_agent,
 )
+from .approvals import ops_agent
 from .model import DEMO_MODEL_NAME, DemoModel
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     'fallback_agent',
     'flaky_agent',
     'make_account_deps',
+    'ops_agent',
     'orchestrator',
     'research_agent',
     'structured_agent',

@@ -9,12 +9,19 @@ origin (`app` by default) and scope. Turns of one `Conversation` object run one 
     async for event in conv.stream('And then?'):   # pydantic-ai events, as agent.run_stream_events
         ...
     conv.last_reply                                # the streamed turn's Reply
+
+A run that pauses on tool calls needing a person (approval, or a result from outside the run)
+ends with `reply.awaiting` listing them (`chat/deferred.py`); the conversation then takes only
+their answers, until `decide` resumes the run:
+
+    if reply.awaiting:
+        reply = await conv.decide({'call_1': True, 'call_2': Decision(approved=False, reason='no')})
 """
 
 from __future__ import annotations
 
 import mimetypes
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -29,11 +36,21 @@ from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ..chat.attachments import Upload
+from ..chat.deferred import (
+    Decision,
+    Decisions,
+    DecisionsInvalid,
+    PausedCall,
+    paused_calls,
+    read_decisions,
+    waiting_call,
+)
 from ..chat.engine import ChatEngine, TurnRejected
 from ..chat.events import TurnFailed, TurnFinished, TurnStarted
 from ..chat.request import Origin, TurnRequest
 from ..chat.scope import Scope, ScopeMismatch
 from ..chat.target import TurnTarget, model_id_of
+from ..store.decisions import awaiting_calls
 
 Attachment = Path | str | BinaryContent | tuple[str, bytes] | tuple[str, bytes, str]
 """A file to send: a path, pydantic-ai `BinaryContent`, or `(name, bytes[, media type])`."""
@@ -49,6 +66,14 @@ class WrongAgent(ValueError):
 
 class TurnNotStored(RuntimeError):
     """A turn ended without its rows being stored (the store refused them)."""
+
+
+class ApprovalPending(RuntimeError):
+    """The conversation waits for decisions on tool calls; `decide` answers them."""
+
+
+class NotAwaiting(RuntimeError):
+    """No tool call of the conversation waits for a decision (or they were decided elsewhere)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +108,9 @@ class Reply:
     duration_ms: int | None
     result: AgentRunResult[Any] = field(repr=False)
     """pydantic-ai's own result of the run (`new_messages()`, `all_messages()`, ...)."""
+    awaiting: list[PausedCall] = field(default_factory=list)
+    """The tool calls the run paused on, waiting for `Conversation.decide` (then `output` is
+    pydantic-ai's `DeferredToolRequests`)."""
 
     @property
     def messages(self) -> list[ModelMessage]:
@@ -160,6 +188,28 @@ class Conversation:
         settings = replace(self._settings, model=model) if model is not None else self._settings
         return Conversation(self._engine, self._target, self._scope, settings, conversation_id=row.id)
 
+    async def pending(self) -> list[PausedCall]:
+        """The tool calls that wait for a decision, as stored (none before the first turn)."""
+        if self._id is None:
+            return []
+        await self._engine.writes.drain()
+        rows = await anyio.to_thread.run_sync(awaiting_calls, self._engine.store, self._id)
+        return [waiting_call(row) for row in rows]
+
+    async def decide(self, decisions: Mapping[str, bool | Decision | Mapping[str, Any]]) -> Reply:
+        """Answer every waiting tool call and resume the run; its reply once stored.
+
+        A decision is `True` (approve), `False` or `Decision(approved=False, reason=...)` (deny),
+        or `Decision(result=..., has_result=True)` / `{'result': ...}` for a call made outside the
+        run. Raises `DecisionsInvalid` for answers that do not match the waiting calls, and
+        `NotAwaiting` when nothing waits (or another process decided first)."""
+        answers = read_decisions(decisions)
+        async with aclosing(self._turn('', (), events=False, decisions=answers)) as turn:
+            async for _ in turn:
+                pass
+        assert self.last_reply is not None
+        return self.last_reply
+
     async def send(self, message: str, *, attachments: Sequence[Attachment] = ()) -> Reply:
         """Run one turn and return its reply once it is stored.
 
@@ -182,9 +232,14 @@ class Conversation:
                 yield event
 
     async def _turn(
-        self, message: str, attachments: Sequence[Attachment], *, events: bool
+        self,
+        message: str,
+        attachments: Sequence[Attachment],
+        *,
+        events: bool,
+        decisions: Decisions | None = None,
     ) -> AsyncGenerator[Any, None]:
-        uploads = self._uploads(message, attachments)
+        uploads = self._uploads(message, attachments) if decisions is None else []
         async with self._lock:
             request = TurnRequest(
                 self._target,
@@ -196,6 +251,7 @@ class Conversation:
                 scope=self._scope,
                 usage_limits=self._settings.usage_limits,
                 capabilities=self._settings.capabilities,
+                decisions=decisions,
             )
             try:
                 prepared = await self._engine.prepare(request)
@@ -247,6 +303,7 @@ class Conversation:
             model=finished.model,
             duration_ms=finished.duration_ms,
             result=result,
+            awaiting=paused_calls(result.output),
         )
 
     def _uploads(self, message: str, attachments: Sequence[Attachment]) -> list[Upload]:
@@ -313,6 +370,12 @@ def _rejection(exc: TurnRejected) -> Exception:
         return ConversationNotFound(exc.message)
     if exc.code == 'scope_mismatch':
         return ScopeMismatch(exc.message)
+    if exc.code == 'approval_pending':
+        return ApprovalPending(exc.message)
+    if exc.code == 'not_awaiting':
+        return NotAwaiting(exc.message)
+    if exc.code == 'decisions_invalid':
+        return DecisionsInvalid(exc.message)
     if exc.status == 409:
         return WrongAgent(exc.message)
     return RuntimeError(exc.message)

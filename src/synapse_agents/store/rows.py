@@ -97,7 +97,7 @@ class ToolCall:
     name: str
     arguments: Any
     result: Any
-    status: Literal['pending', 'success', 'error', 'interrupted']
+    status: Literal['pending', 'success', 'error', 'interrupted', 'awaiting', 'approved', 'denied']
     provider_status: str | None
     error: str | None
     duration_ms: int | None
@@ -205,6 +205,8 @@ class ConversationThread:
     messages: tuple[Entry, ...]
     forked_from: ForkSource | None = None
     forks: tuple[ForkSummary, ...] = ()
+    deps_values: dict[str, Any] | None = None
+    """The values its agent's deps schema was last sent (`store/deps_values.py`)."""
 
 
 def json_object(value: Any) -> dict[str, Any] | None:

@@ -81,9 +81,9 @@ def conversation_thread(store: Store, conversation_id: str) -> ConversationThrea
     """The whole thread in order, or None when there is no such conversation. Blocking."""
     with store.read() as session:
         conversation = session.execute(
-            select(*LIST_COLUMNS, Conversation.forked_at_message_id, _SOURCE_TITLE).where(
-                Conversation.id == conversation_id
-            )
+            select(
+                *LIST_COLUMNS, Conversation.forked_at_message_id, Conversation.deps_values, _SOURCE_TITLE
+            ).where(Conversation.id == conversation_id)
         ).first()
         if conversation is None:
             return None
@@ -111,6 +111,7 @@ def conversation_thread(store: Store, conversation_id: str) -> ConversationThrea
         if source_id is not None
         else None,
         forks=tuple(ForkSummary(*fork) for fork in forks),
+        deps_values=json_object(conversation.deps_values),
     )
 
 

@@ -86,6 +86,8 @@ class TurnStart:
     """The new conversation's scope columns (a continued conversation keeps its own)."""
     owner: str = field(default_factory=lambda: current().id)
     """The instance running the turn: this process unless told otherwise."""
+    user_meta: dict[str, Any] = field(default_factory=dict)
+    """The user row's `meta` (the decisions a turn resumes a paused run with)."""
 
 
 @dataclass
@@ -235,7 +237,7 @@ def begin_turn(start: TurnStart) -> Callable[[Connection], None]:
                     'status': 'complete',
                     'content': start.content,
                     'attachments': start.attachments,
-                    'meta': {},
+                    'meta': start.user_meta,
                     'owner': None,
                 },
                 {

@@ -119,6 +119,7 @@ def show_command(
     """A standing agent with its last runs, or a task with its log."""
     from ..store.ids import shown_id
     from . import queue, standing_store
+    from .decisions import waiting_calls
     from .errors import TaskError
     from .schemas import StandingAgentOut, TaskDetail
 
@@ -131,10 +132,16 @@ def show_command(
                 task, logs = queue.get_task(runtime.store, item_id)
             except TaskError:
                 fail(f'No standing agent or task with id {shown_id(item_id)}.')
+            waiting = waiting_calls(runtime.store, task)
             if as_json:
-                echo_json({'task': TaskDetail.with_logs(task, logs).model_dump(mode='json')})
-            else:
-                print_task(task, logs)
+                echo_json({'task': TaskDetail.with_logs(task, logs, waiting).model_dump(mode='json')})
+                return
+            print_task(task, logs)
+            for call in waiting:
+                args = json.dumps(call['args'], ensure_ascii=False)
+                say(f'Waiting ({call["kind"]}): {call["tool_call_id"]} {call["tool_name"]}({args})')
+            if waiting:
+                say(f'Answer: synapse tasks decide {task.id} --approve ID --deny ID:reason --result ID=JSON')
             return
     if as_json:
         echo_json({'standing_agent': StandingAgentOut.of(row, runs).model_dump(mode='json')})
@@ -298,6 +305,43 @@ def cancel_command(
         say(f'Cancelled task {row.id} before it started.')
     else:
         say(f'Asked the worker running task {row.id} to stop it at its next heartbeat.')
+
+
+@tasks_app.command('decide')
+def decide_command(
+    ctx: typer.Context,
+    task_id: Annotated[str, typer.Argument(help="The awaiting task's id.")],
+    approve: Annotated[list[str] | None, typer.Option('--approve', help='A tool call id to approve.')] = None,
+    deny: Annotated[
+        list[str] | None, typer.Option('--deny', help='A tool call id to deny, optionally ID:reason.')
+    ] = None,
+    result: Annotated[
+        list[str] | None,
+        typer.Option(
+            '--result', help='ID=JSON: the result of a call made outside the run (text if not JSON).'
+        ),
+    ] = None,
+) -> None:
+    """Answer the tool calls an awaiting task waits on; it is queued again and resumes its run."""
+    from .service import task_service
+
+    decisions: dict[str, object] = {call_id: {'approved': True} for call_id in approve or []}
+    for item in deny or []:
+        call_id, _, reason = item.partition(':')
+        decisions[call_id] = {'approved': False, **({'reason': reason} if reason else {})}
+    for item in result or []:
+        call_id, equals, text = item.partition('=')
+        if not equals:
+            fail(f'--result: expected ID=JSON, got {item!r:.80}.', 2)
+        try:
+            decisions[call_id] = {'result': json.loads(text)}
+        except ValueError:
+            decisions[call_id] = {'result': text}
+    if not decisions:
+        fail('Nothing decided: pass --approve, --deny or --result for each waiting call.', 2)
+    with opened(ctx) as runtime:
+        task = task_service(runtime).decide(task_id, decisions)
+    say(f'Task {task.id} is queued again with {counted(len(decisions), "decision")}.')
 
 
 @tasks_app.command('fire')

@@ -19,10 +19,12 @@ from ..store.ids import is_valid_id, shown_id
 from ..web.context import SynapseContext, get_context
 from ..web.errors import ApiError, error_responses, require_id
 from . import agents, queue, standing_store
+from .decisions import waiting_calls
 from .errors import TaskError
 from .queue import TaskFilters
 from .schedule import Schedule, ScheduleError
 from .schemas import (
+    DecisionsIn,
     EventIn,
     FiredOut,
     RunQueued,
@@ -40,7 +42,7 @@ from .tables import StandingAgent
 router = APIRouter(tags=['tasks'])
 
 Context = Annotated[SynapseContext, Depends(get_context)]
-Status = Literal['queued', 'running', 'succeeded', 'failed', 'cancelled']
+Status = Literal['queued', 'running', 'awaiting', 'succeeded', 'failed', 'cancelled']
 """`tables.STATUSES`."""
 Trigger = Literal['schedule', 'event', 'manual']
 """`tables.TRIGGERS`."""
@@ -253,7 +255,8 @@ async def task(task_id: str, context: Context) -> TaskDetail:
     """One task with its instruction, context, output and log."""
     require_id(task_id, 'task')
     row, logs = await call(queue.get_task, context.store, task_id)
-    return TaskDetail.with_logs(row, logs)
+    waiting = await call(waiting_calls, context.store, row)
+    return TaskDetail.with_logs(row, logs, waiting)
 
 
 @router.post('/api/tasks/{task_id}/cancel', response_model=TaskSummary, responses=error_responses(409))
@@ -261,6 +264,16 @@ async def cancel_task(task_id: str, context: Context) -> TaskSummary:
     """Cancel a queued task at once, or ask a running one to stop; a finished one is a 409."""
     require_id(task_id, 'task')
     return TaskSummary.of(await call(queue.cancel, context.store, task_id))
+
+
+@router.post(
+    '/api/tasks/{task_id}/decisions', response_model=TaskSummary, responses=error_responses(409, 422)
+)
+async def decide_task(task_id: str, body: DecisionsIn, context: Context) -> TaskSummary:
+    """Answer the tool calls an awaiting task waits on; it is queued again and resumes its run."""
+    require_id(task_id, 'task')
+    refuse_nul(body.decisions, 'body.decisions')
+    return TaskSummary.of(await call(task_service(context).decide, task_id, body.decisions))
 
 
 # -- events and schedules ----------------------------------------------------------------------

@@ -22,6 +22,7 @@ import anyio.to_thread
 from pydantic_ai.run import AgentRunResultEvent
 
 from .._json import jsonable
+from .._words import plural
 from ..accounting.limits import Subject, applicable_limits, consumption
 from ..accounting.spend import decimal_text
 from ..chat.engine import TurnRejected
@@ -32,6 +33,7 @@ from ..store.schema import utcnow
 from ..traces.sink import RunPlace
 from . import queue
 from .agents import target_for
+from .decisions import task_decisions
 from .queue import Outcome
 from .steps import StepLog, TaskSteps, snippet
 from .tables import AgentTask
@@ -114,6 +116,9 @@ async def run_task(runtime: SynapseRuntime, task_id: str, worker: str) -> str | 
         log.add('error', outcome.error)
     elif outcome.status == 'cancelled':
         log.add('notice', outcome.error or 'Cancelled.')
+    elif outcome.status == 'awaiting':
+        count = len(outcome.output.get('awaiting', [])) if isinstance(outcome.output, dict) else 0
+        log.add('notice', f'Waiting for a decision on {plural(count, "tool call")}.', outcome.output)
     else:
         log.add('output', snippet(outcome.output), {'output': snippet(outcome.output, 20_000)})
     log.add('finished', f'{outcome.status.capitalize()} in {time.perf_counter() - started:.1f} s.')
@@ -142,14 +147,17 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
     if refusal is not None:
         return Outcome('failed', error=refusal)
     engine = runtime.chat_service().engine
+    decisions = task_decisions(task)
     request = TurnRequest(
         target,
-        prompt_of(task),
+        prompt_of(task) if decisions is None else '',
         origin='task',
         module='task',
         scope=scope_of(task),
         capabilities=(TaskSteps(log),),
         trace_parent=RunPlace.from_json(task.trace_parent),
+        conversation_id=task.conversation_id if decisions is not None else None,
+        decisions=decisions,
     )
     try:
         prepared = await engine.prepare(request)
@@ -220,6 +228,8 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
         )
     if failure is not None:
         return Outcome('failed', error=f'{failure.exception_class}: {failure.message}', **common)
+    if finished is not None and finished.status == 'complete' and finished.awaiting:
+        return Outcome('awaiting', output={'awaiting': finished.awaiting}, **common)
     if finished is None or finished.status != 'complete':
         status = finished.status if finished is not None else 'unknown'
         return Outcome('failed', error=f'The run ended without an answer (status {status}).', **common)

@@ -34,7 +34,8 @@ class TaskSummary(BaseModel):
     tenant: str | None
     subject: str | None
     status: str
-    """`queued`, `running`, `succeeded`, `failed` or `cancelled`."""
+    """`queued`, `running`, `awaiting` (its run waits for decisions on tool calls), `succeeded`,
+    `failed` or `cancelled`."""
     cancel_requested: bool
     worker: str | None
     queued_at: Timestamp
@@ -101,10 +102,18 @@ class TaskDetail(TaskSummary):
     output: Any
     run_id: str | None
     logs: list[TaskLogEntry]
+    waiting: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description='An `awaiting` task: the tool calls that wait (tool_call_id, tool_name, args, kind '
+        '`approval` or `external`); answer them with `POST /api/tasks/{task_id}/decisions`.',
+    )
 
     @classmethod
-    def with_logs(cls, row: AgentTask, logs: list[AgentLog]) -> TaskDetail:
+    def with_logs(
+        cls, row: AgentTask, logs: list[AgentLog], waiting: list[dict[str, Any]] | None = None
+    ) -> TaskDetail:
         return cls(
+            waiting=waiting or [],
             **TaskSummary.of(row).model_dump(),
             instruction=row.instruction,
             context=row.context,
@@ -208,3 +217,11 @@ class SchedulePreview(BaseModel):
     timezone: str
     words: str
     next: list[Timestamp]
+
+
+class DecisionsIn(BaseModel):
+    """Answers to the tool calls an awaiting task waits on, by tool call id."""
+
+    decisions: dict[str, Any] = Field(
+        description='{"approved": true}, {"approved": false, "reason": "..."} or {"result": ...} per call.'
+    )

@@ -9,12 +9,15 @@ process's poll finds it within a second. Blocking methods: call from a thread.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..chat.scope import Ref
 from . import clock, events, queue
+from .decisions import decide
 from .events import Fired
+from .tables import AgentTask
 from .workers import Dispatcher, InProcessWorker, LocalDispatcher
 
 if TYPE_CHECKING:
@@ -63,6 +66,12 @@ class TaskService:
         task_id = queue.enqueue_manual(self.runtime.store, standing_id)
         self.dispatcher.queued([task_id])
         return task_id
+
+    def decide(self, task_id: str, decisions: Mapping[str, Any]) -> AgentTask:
+        """Answer an awaiting task's tool calls (`tasks/decisions.py`) and tell the workers."""
+        task = decide(self.runtime.store, task_id, decisions)
+        self.dispatcher.queued([task.id])
+        return task
 
     def tick(self, now: datetime | None = None) -> list[str]:
         """One scheduler tick (see `clock.tick`)."""

@@ -21,8 +21,9 @@ from ..store.schema import Base, JsonType, utcnow
 from ..store.tables import register_table
 
 OWNER = 'task'
-STATUSES = ('queued', 'running', 'succeeded', 'failed', 'cancelled')
-"""A task's statuses; `succeeded`, `failed` and `cancelled` are final."""
+STATUSES = ('queued', 'running', 'awaiting', 'succeeded', 'failed', 'cancelled')
+"""A task's statuses; `succeeded`, `failed` and `cancelled` are final. `awaiting`: its run paused on
+tool calls that wait for a decision (`tasks/decisions.py`); deciding queues it again."""
 FINAL = ('succeeded', 'failed', 'cancelled')
 TRIGGERS = ('schedule', 'event', 'manual')
 
@@ -119,6 +120,8 @@ class AgentTask(Base):
     trace_parent: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
     """The agent run the task was queued from (`traces.sink.RunPlace` as JSON), so its run joins that
     run's trace tree; None when it was queued outside any run."""
+    decisions: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    """The answers to the tool calls its run paused on: the next run resumes it with them."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (

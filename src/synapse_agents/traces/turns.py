@@ -18,7 +18,7 @@ from .provider import export_to, install
 from .sink import RunPlace, TraceSink, current_sink, tracing
 
 if TYPE_CHECKING:
-    from ..chat.turn import PreparedTurn
+    from ..chat.prepared import PreparedTurn
     from ..settings import Settings
     from ..store.write_queue import WriteQueue
 

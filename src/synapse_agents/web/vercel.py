@@ -17,12 +17,19 @@ is; `SynapseEventStream` only adds:
   is stored as interrupted, where the protocol's own closing chunk says error;
 - `data-tool-timing` (transient) right after a tool call's result: its duration as stored, so the
   live card shows what a reload shows;
+- `data-tool-approval` for each tool call the run paused on (`chat/deferred.py`): its id, name,
+  arguments and what it waits for (`approval` or `external`), after the run's result; with
+  `sdk_version` 6 or 7, also the SDK's own `tool-approval-request` for each call that needs
+  approval. `messageMetadata` then lists the waiting ids as `awaiting`. A turn that resumes a
+  paused run sends no chunks for the calls it denied or answered: they belong to the earlier
+  message, which the client already shows;
 - `data-error` (class, message, traceback, recoverable) just before the protocol's `error` chunk,
   for a `TurnFailed`: its exception is raised inside the encoder's source, so the base class's
   error path closes open parts and pending tools exactly as for a run that raised.
 
-It targets SDK version 5, whose chunk set is accepted by `ai` v5, v6 and v7 alike (the test in
-tests/node checks every demo agent's stream with each version's own parser).
+It targets SDK version 5 unless the request asks for 6 or 7: version 5's chunk set is accepted by
+`ai` v5, v6 and v7 alike (the test in tests/node checks every demo agent's stream with each
+version's own parser); 6 and 7 add the approval and denial chunks those versions understand.
 """
 
 from __future__ import annotations
@@ -31,15 +38,17 @@ import sys
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import KW_ONLY, dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_ai.messages import (
+    FunctionToolCallEvent,
     FunctionToolResultEvent,
     NativeToolCallPart,
     NativeToolReturnPart,
     PartDeltaEvent,
     TextPartDelta,
     ThinkingPartDelta,
+    ToolCallPart,
 )
 from pydantic_ai.run import AgentRunResultEvent
 from pydantic_ai.ui.vercel_ai import VercelAIEventStream
@@ -52,9 +61,11 @@ from pydantic_ai.ui.vercel_ai.response_types import (
     FinishStepChunk,
     MessageMetadataChunk,
     StartChunk,
+    ToolApprovalRequestChunk,
 )
 
 from .._json import jsonable
+from ..chat.deferred import paused_calls
 from ..chat.events import Notice, ToolTimed, TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from ..chat.outcome import native_tool_status, usage_summary
 
@@ -65,24 +76,31 @@ STREAM_HEADERS = {
 }
 """Response headers of a chat stream: the protocol marker, and no proxy buffering."""
 
-SDK_VERSION = 5
+SdkVersion = Literal[5, 6, 7]
+SDK_VERSION: SdkVersion = 5
+"""The SDK version a stream targets unless the request names another (`SDK_VERSIONS`)."""
+SDK_VERSIONS = (5, 6, 7)
 _GENERIC_TOOL_ERROR = 'Tool execution was interrupted by an error.'
 
 
-def encode_chunk(chunk: BaseChunk) -> str:
+def encode_chunk(chunk: BaseChunk, sdk_version: int = SDK_VERSION) -> str:
     """One server-sent event for a chunk."""
-    return f'data: {chunk.encode(SDK_VERSION)}\n\n'
+    return f'data: {chunk.encode(sdk_version)}\n\n'
 
 
-async def encode_turn(events: AsyncGenerator[TurnEvent, None]) -> AsyncIterator[str]:
+async def encode_turn(
+    events: AsyncGenerator[TurnEvent, None], sdk_version: SdkVersion = SDK_VERSION
+) -> AsyncIterator[str]:
     """A turn's events as the UI message stream; closing this stream closes (ends) the turn."""
     async with aclosing(events):
         started = await anext(events)
         if not isinstance(started, TurnStarted):
             raise TypeError(f'a turn starts with TurnStarted, not {type(started).__name__}')
-        stream = SynapseEventStream(server_message_id=started.message_id, started=started)
+        stream = SynapseEventStream(
+            server_message_id=started.message_id, started=started, sdk_version=sdk_version
+        )
         async for chunk in stream.transform_stream(stream.source(events)):
-            yield encode_chunk(chunk)
+            yield encode_chunk(chunk, sdk_version)
 
 
 class _TurnError(Exception):
@@ -101,6 +119,8 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
     _native_calls: dict[str, NativeToolCallPart] = field(default_factory=dict)
     _failure: TurnFailed | None = None
     """The card shown (set on the error path)."""
+    _announced: set[str] = field(default_factory=set)
+    """The function tool calls this stream announced (a resumed run's earlier calls are not)."""
 
     async def source(self, events: AsyncIterator[TurnEvent]) -> AsyncIterator[Any]:
         """The events for `transform_stream`; a `TurnFailed` is raised, after reading the rest."""
@@ -144,6 +164,8 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
         }
         if finished.saved is not None:
             metadata['saved'] = finished.saved
+        if finished.awaiting:
+            metadata['awaiting'] = finished.awaiting
         return metadata
 
     async def before_stream(self) -> AsyncIterator[BaseChunk]:
@@ -222,7 +244,19 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
         }
         return DataChunk(type='data-native-tool', id=tool_call_id, data=data)
 
+    def handle_tool_call_start(self, part: ToolCallPart | NativeToolCallPart) -> AsyncIterator[BaseChunk]:
+        self._announced.add(part.tool_call_id)
+        return super().handle_tool_call_start(part)
+
+    async def handle_function_tool_call(self, event: FunctionToolCallEvent) -> AsyncIterator[BaseChunk]:
+        if event.args_valid is not None:
+            self._announced.add(event.part.tool_call_id)
+        async for chunk in super().handle_function_tool_call(event):
+            yield chunk
+
     async def handle_function_tool_result(self, event: FunctionToolResultEvent) -> AsyncIterator[BaseChunk]:
+        if event.part.tool_call_id not in self._announced:
+            return  # a denied or answered call of the paused run: the earlier message shows it
         # When a tool raises, the run fails and the base class closes the call with a generic
         # "interrupted by an error" result while handling the exception: show the exception instead.
         part = event.part
@@ -242,7 +276,15 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
         else:  # the run reached its result and the model named no reason: it stopped normally
             self._finish_reason = 'stop'
         output = event.result.output
-        if not isinstance(output, str):
+        paused = paused_calls(output)
+        if paused:
+            for call in paused:
+                yield DataChunk(type='data-tool-approval', id=call.tool_call_id, data=call.as_json())
+                if self.sdk_version >= 6 and call.kind == 'approval':
+                    yield ToolApprovalRequestChunk(
+                        approval_id=call.tool_call_id, tool_call_id=call.tool_call_id
+                    )
+        elif not isinstance(output, str):
             yield DataChunk(type='data-structured-output', data={'output': jsonable(output)})
 
     async def on_error(self, error: Exception) -> AsyncIterator[BaseChunk]:

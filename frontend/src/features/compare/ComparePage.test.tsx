@@ -15,7 +15,7 @@ const user = (id: string, content: string, copied: string | null = null): Replay
 const answer = (id: string, text: string, copied: string | null, model: string, cost: number | null, tool = false): ReplayMessage => ({
   id, copied_from_id: copied, role: 'assistant', status: 'complete', content: text, created_at: at,
   parts: [
-    ...(tool ? [{ type: 'tool' as const, tool: { id: `${id}-t`, kind: 'function' as const, name: 'lookup_order', arguments: {}, result: {}, status: 'success' as const, duration_ms: 1250 } }] : []),
+    ...(tool ? [{ type: 'tool' as const, tool: { id: `${id}-t`, tool_call_id: `${id}-call`, kind: 'function' as const, name: 'lookup_order', arguments: {}, result: {}, status: 'success' as const, duration_ms: 1250 } }] : []),
     { type: 'text', text },
   ],
   usage: null, input_tokens: 120, output_tokens: 30, cost, duration_ms: 2400, meta: { model, provider: null },
@@ -25,7 +25,7 @@ const detail = (id: string, title: string, messages: ReplayMessage[], cost: numb
   conversation: {
     id, agent_key: 'demo.support-agent', agent_name: 'support_agent', title, status: 'success', origin: 'playground', tenant: null, actor: null, subject: null,
     forked_from_id: id === B ? A : null, input_tokens: 240, output_tokens: 60, total_tokens: 300, cost, message_count: messages.length, tool_count: 1,
-    created_at: at, updated_at: at, stateless: false, agent_available: true, forked_from: id === B ? { id: A, title: 'Orders', message_id: 'u2' } : null, forks: [],
+    created_at: at, updated_at: at, stateless: false, agent_available: true, forked_from: id === B ? { id: A, title: 'Orders', message_id: 'u2' } : null, forks: [], deps_values: null,
   },
   messages,
   totals: { input_tokens: 240, output_tokens: 60, cost, duration_ms: 4800, tool_calls: 1 },

@@ -66,7 +66,7 @@ describe('turns', () => {
 describe('a turn summary', () => {
   it('adds up the answers: tokens, cost, duration, tools and models', () => {
     const withTool = answer('a', 'Found it.', null, {
-      parts: [{ type: 'tool', tool: { id: 't', kind: 'function', name: 'lookup_order', arguments: {}, result: {}, status: 'success', duration_ms: 42 } }, { type: 'text', text: 'Found it.' }],
+      parts: [{ type: 'tool', tool: { id: 't', tool_call_id: 'call_t', kind: 'function', name: 'lookup_order', arguments: {}, result: {}, status: 'success', duration_ms: 42 } }, { type: 'text', text: 'Found it.' }],
     })
     const [turn] = splitTurns([user('u', 'Where?'), withTool, answer('b', 'More.', null, { meta: { model: 'gpt', provider: 'openai' } }), error('e', 'boom')])
     const summary = summarizeTurn(turn!)

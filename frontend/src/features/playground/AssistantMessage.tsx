@@ -1,8 +1,11 @@
 import { Sparkles } from '@/components/icons'
+import type { Answer } from '@/lib/stream/approval'
+import { pausedTools } from '@/lib/stream/approval'
 import { groupParts, type AssistantPart, type MetaView, type PartGroup } from '@/lib/thread'
 import { Markdown } from '@/components/markdown/Markdown'
 import { ErrorCard } from './ErrorCard'
 import { MessageMeta } from './MessageMeta'
+import { ApprovalCard } from './ApprovalCard'
 import { AttachmentTile } from './Attachments'
 import { NoticeCard } from './NoticeCard'
 import { Sources } from './Sources'
@@ -63,6 +66,8 @@ export function AssistantMessage({
   messageId,
   onRetry,
   onRegenerate,
+  onDecide,
+  decisionError,
 }: {
   parts: AssistantPart[]
   meta: MetaView | null
@@ -73,7 +78,12 @@ export function AssistantMessage({
   onRetry?: () => void
   /** Ask the question again in a branch (shown on a finished answer). */
   onRegenerate?: () => void
+  /** Send the answers to the tool calls this answer paused on (absent: its card is read-only). */
+  onDecide?: (answers: Answer[]) => void
+  /** Why the last answers to them were refused. */
+  decisionError?: string | null
 }) {
+  const paused = pausedTools(parts)
   const thoughts = parts.filter((part) => part.type === 'reasoning').length
   const reasoningTokens = thoughts === 1 ? meta?.usage?.reasoning_tokens || null : null
   return (
@@ -92,6 +102,7 @@ export function AssistantMessage({
             <Part key={key} part={group.part} reasoningTokens={reasoningTokens} onRetry={onRetry} />
           ),
         )}
+        {paused.length > 0 && <ApprovalCard tools={paused} onSend={streaming ? undefined : onDecide} error={decisionError} />}
         <MessageMeta
           meta={meta}
           streaming={streaming}

@@ -20,7 +20,7 @@ const agent: AgentInfo = {
   counts: { tools: 0, native_tools: 0, toolsets: 0, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
   stateless: false, structured_output: false, problems: [], configured: false, version: null,
   model_settings: null, model_settings_dynamic: null, retries: { tools: 1, output: null }, end_strategy: 'early', tool_timeout: null,
-  output: { type: 'str', mode: null, schema: null, schema_error: null }, deps: { type: null, factory: null, required: false },
+  output: { type: 'str', mode: null, schema: null, schema_error: null, tools: [], text_function: null, validators: [] }, deps: { type: null, factory: null, required: false, source: null, lifetime: null }, deps_schema: null,
   instructions: [], tools: [], toolsets: [], native_tools: [], subagents: [], capabilities: [], metadata: null, unavailable: [],
 }
 
@@ -49,12 +49,12 @@ const totals = { input_tokens: 24, output_tokens: 10, cost: null, duration_ms: 1
 
 const note = { index: 0, name: 'note.txt', media_type: 'text/plain', size: 5, url: '/api/attachments/m3/0' }
 const original: ConversationDetail = {
-  conversation: { ...row(ORIGINAL), stateless: false, agent_available: true, forked_from: null, forks: [] },
+  conversation: { ...row(ORIGINAL), stateless: false, agent_available: true, forked_from: null, forks: [], deps_values: null },
   messages: [user('m1', 'Hello'), answer('m2', 'Demo reply: hello.'), user('m3', 'Where is A-1001?', null, [note]), answer('m4', 'It shipped yesterday.')],
   totals,
 }
 const forked: ConversationDetail = {
-  conversation: { ...row(FORK, { forked_from_id: ORIGINAL, message_count: 2 }), stateless: false, agent_available: true, forked_from: { id: ORIGINAL, title: 'Hello', message_id: 'm3' }, forks: [] },
+  conversation: { ...row(FORK, { forked_from_id: ORIGINAL, message_count: 2 }), stateless: false, agent_available: true, forked_from: { id: ORIGINAL, title: 'Hello', message_id: 'm3' }, forks: [], deps_values: null },
   messages: [user('c1', 'Hello', 'm1'), answer('c2', 'Demo reply: hello.', 'm2')],
   totals: { ...totals, input_tokens: 12, output_tokens: 5 },
 }
@@ -240,7 +240,7 @@ describe('edit and re-run', () => {
       // And it can be continued as usual.
       expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled()
     } finally {
-      original.conversation = { ...row(ORIGINAL), stateless: false, agent_available: true, forked_from: null, forks: [] }
+      original.conversation = { ...row(ORIGINAL), stateless: false, agent_available: true, forked_from: null, forks: [], deps_values: null }
     }
   })
 })

@@ -18,9 +18,9 @@ const agent: AgentInfo = {
   counts: { tools: 1, native_tools: 0, toolsets: 1, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
   stateless: false, structured_output: false, problems: [], configured: false, version: null,
   model_settings: null, model_settings_dynamic: null, retries: { tools: 1, output: null }, end_strategy: 'early', tool_timeout: null,
-  output: { type: 'str', mode: null, schema: null, schema_error: null }, deps: { type: null, factory: null, required: false },
+  output: { type: 'str', mode: null, schema: null, schema_error: null, tools: [], text_function: null, validators: [] }, deps: { type: null, factory: null, required: false, source: null, lifetime: null }, deps_schema: null,
   instructions: [{ kind: 'static', source: 'instructions', text: 'Be kind.', template: false, name: null, location: null }],
-  tools: [{ name: 'lookup_order', description: 'Find an order.', parameters: { type: 'object', properties: {} }, required: [], schema_error: null, toolset: 'agent', kind: 'function', takes_ctx: false, requires_approval: false, location: null }],
+  tools: [{ name: 'lookup_order', description: 'Find an order.', parameters: { type: 'object', properties: {} }, required: [], schema_error: null, toolset: 'agent', kind: 'function', takes_ctx: false, requires_approval: false, location: null, max_retries: null, prepare: null, native_fallback: null }],
   toolsets: [], native_tools: [], subagents: [], capabilities: [], metadata: null, unavailable: [],
 }
 
@@ -28,7 +28,7 @@ const meta = (extra: object = {}) => ({ conversation_id: CONVERSATION, message_i
 const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`
 
 const stored: ConversationDetail = {
-  conversation: { id: CONVERSATION, agent_key: SLUG, agent_name: 'support_agent', title: 'Where is A-1001?', status: 'success', origin: 'playground', tenant: null, actor: null, subject: null, forked_from_id: null, forked_from: null, forks: [], input_tokens: 12, output_tokens: 5, total_tokens: 17, cost: null, message_count: 2, tool_count: 0, created_at: '2026-11-30T06:00:00.000Z', updated_at: '2026-11-30T06:00:01.000Z', stateless: false, agent_available: true },
+  conversation: { id: CONVERSATION, agent_key: SLUG, agent_name: 'support_agent', title: 'Where is A-1001?', status: 'success', origin: 'playground', tenant: null, actor: null, subject: null, forked_from_id: null, forked_from: null, forks: [], input_tokens: 12, output_tokens: 5, total_tokens: 17, cost: null, message_count: 2, tool_count: 0, created_at: '2026-11-30T06:00:00.000Z', updated_at: '2026-11-30T06:00:01.000Z', stateless: false, agent_available: true, deps_values: null },
   messages: [
     { id: 'm1', copied_from_id: null, role: 'user', status: 'complete', content: 'Where is A-1001?', created_at: '2026-11-30T06:00:00.000Z', attachments: [] },
     { id: 'm2', copied_from_id: null, role: 'assistant', status: 'complete', content: 'It shipped yesterday.', created_at: '2026-11-30T06:00:00.000Z', parts: [{ type: 'text', text: 'It shipped yesterday.' }], usage: { input_tokens: 12, output_tokens: 5 }, input_tokens: 12, output_tokens: 5, cost: null, duration_ms: 800, meta: { model: 'synapse-demo', provider: 'synapse' } },

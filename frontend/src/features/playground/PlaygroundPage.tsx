@@ -5,13 +5,16 @@ import { useLocation, useMatch, useNavigate, useParams, useSearchParams } from '
 import { api, ApiError } from '@/lib/api/client'
 import { invalidate } from '@/lib/resource'
 import { useAgent, useConversation, useModels } from '@/lib/queries'
+import { awaitingKinds, type Answer } from '@/lib/stream/approval'
 import { isTyping, mod, useShortcut } from '@/lib/shortcuts'
 import { ErrorState } from '@/components/common/States'
 import { Skeleton } from '@/components/ui/skeleton'
 import { ConfirmDialog } from '@/features/conversations/ConfirmDialog'
 import { agentPath, conversationPath } from '@/features/conversations/paths'
 import { InfoPanel, parseInfoTab, type InfoTab } from '@/features/info/InfoPanel'
+import { awaitingHint } from './ApprovalCard'
 import { Composer } from './Composer'
+import { useDepsForm } from './DepsForm'
 import { ForkBar } from './ForkBar'
 import { MissingConversation } from './MissingConversation'
 import { ModelSelect } from './ModelSelect'
@@ -81,6 +84,9 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
   const unavailable = agentMissing || detail.data?.conversation.agent_available === false
   const items = combineThread(detail.data?.messages, session.live)
   const totals = combineTotals(detail.data?.totals, session.live)
+  // A run paused on tool calls: nothing else can be sent until they are decided.
+  const awaiting = awaitingKinds(items)
+  const deps = useDepsForm(agent.data, detail.data?.conversation, session.busy || unavailable)
   const loadingThread = session.conversationId !== null && !detail.data && detail.error === undefined && session.live.length === 0
 
   const drop = useFileDrop((dropped) => setFiles((current) => [...current, ...dropped]), !unavailable && !offerNew)
@@ -107,7 +113,12 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
 
   /** Send on `model` (the chosen one; sent only when it is not the default). */
   const sendOn = ({ message, files: attached, model: chosen }: SendInput) => {
-    void session.send({ message, files: attached, model: chosen !== defaultModel ? chosen : null })
+    void session.send({ message, files: attached, model: chosen !== defaultModel ? chosen : null, deps: deps.values })
+    requestAnimationFrame(() => thread.current?.scrollToBottom())
+  }
+
+  const decide = (answers: Answer[]) => {
+    void session.decide(answers, selectedModel !== defaultModel ? selectedModel : null)
     requestAnimationFrame(() => thread.current?.scrollToBottom())
   }
 
@@ -212,20 +223,23 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
             items={items}
             empty={<PlaygroundEmpty agent={agent.data} onSuggest={session.busy || unavailable ? undefined : send} />}
             renderUser={renderUser}
-            onRetry={session.busy || unavailable || !lastQuestion ? undefined : retry}
+            onRetry={session.busy || unavailable || !lastQuestion || awaiting.size ? undefined : retry}
             onRegenerate={session.busy || unavailable || !lastStored ? undefined : regenerate}
+            onDecide={session.busy || unavailable ? undefined : decide}
+            decisionError={session.decisionError}
           />
         )}
         {detail.error !== undefined && !conversationMissing && !detail.data && (
           <ErrorState error={detail.error} retry={detail.reload} className="py-4" />
         )}
+        {!offerNew && deps.form}
         {offerNew ? (
           <MissingConversation agentName={agent.data?.label ?? agent.data?.name} onStartNew={startNew} />
         ) : (
           <Composer
             busy={session.busy}
-            disabled={unavailable}
-            disabledReason="This agent is not available any more: the conversation is read-only."
+            disabled={unavailable || awaiting.size > 0}
+            disabledReason={unavailable ? 'This agent is not available any more: the conversation is read-only.' : awaitingHint(awaiting)}
             files={files}
             onFiles={setFiles}
             onSend={send}

@@ -1,5 +1,6 @@
 import { ArrowDown } from '@/components/icons'
 import { forwardRef, useImperativeHandle, useRef, type ReactNode } from 'react'
+import { pausedTools, type Answer } from '@/lib/stream/approval'
 import type { ThreadItem } from '@/lib/thread'
 import { AssistantMessage } from './AssistantMessage'
 import { ErrorCard } from './ErrorCard'
@@ -14,9 +15,20 @@ interface Actions {
   onRetry?: () => void
   /** Ask the last question again in a branch: on the last answer. */
   onRegenerate?: () => void
+  /** Answer the tool calls a run paused on: on the last answer that paused. */
+  onDecide?: (answers: Answer[]) => void
+  /** Why the last answers were refused, shown on that answer's card. */
+  decisionError?: string | null
 }
 
-function Item({ item, renderUser, onRetry, onRegenerate }: { item: ThreadItem; renderUser?: (item: UserItem) => ReactNode } & Actions) {
+function Item({
+  item,
+  renderUser,
+  onRetry,
+  onRegenerate,
+  onDecide,
+  decisionError,
+}: { item: ThreadItem; renderUser?: (item: UserItem) => ReactNode } & Actions) {
   switch (item.kind) {
     case 'user':
       return renderUser ? renderUser(item) : <UserBubble text={item.text} attachments={item.attachments} />
@@ -30,6 +42,8 @@ function Item({ item, renderUser, onRetry, onRegenerate }: { item: ThreadItem; r
           messageId={item.id}
           onRetry={onRetry}
           onRegenerate={onRegenerate}
+          onDecide={onDecide}
+          decisionError={decisionError}
         />
       )
     case 'error':
@@ -57,6 +71,14 @@ function lastAnswer(items: ThreadItem[]): number {
   return -1
 }
 
+function lastPaused(items: ThreadItem[]): number {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index]!
+    if (item.kind === 'assistant' && pausedTools(item.parts).length > 0) return index
+  }
+  return -1
+}
+
 export interface ThreadHandle {
   scrollToBottom: () => void
 }
@@ -69,11 +91,12 @@ export const Thread = forwardRef<
     /** How a user message is drawn (with its edit action); the plain bubble by default. */
     renderUser?: (item: UserItem) => ReactNode
   } & Actions
->(function Thread({ items, empty, renderUser, onRetry, onRegenerate }, ref) {
+>(function Thread({ items, empty, renderUser, onRetry, onRegenerate, onDecide, decisionError }, ref) {
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const { atBottom, onScroll, scrollToBottom } = useStickToBottom(scroller, content)
   useImperativeHandle(ref, () => ({ scrollToBottom }), [scrollToBottom])
+  const pausedAt = lastPaused(items)
   return (
     <div className="relative min-h-0 flex-1">
       <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [scrollbar-gutter:stable]" data-testid="thread">
@@ -82,6 +105,7 @@ export const Thread = forwardRef<
             ? empty
             : items.map((item, index) => {
                 const last = index >= lastUser(items)
+                const paused = index === pausedAt
                 const answered = item.kind === 'assistant' && !item.streaming && index === lastAnswer(items) && last
                 return (
                   <Item
@@ -90,6 +114,8 @@ export const Thread = forwardRef<
                     renderUser={renderUser}
                     onRetry={onRetry}
                     onRegenerate={answered && !item.parts.some((part) => part.type === 'error') ? onRegenerate : undefined}
+                    onDecide={paused ? onDecide : undefined}
+                    decisionError={paused ? decisionError : undefined}
                   />
                 )
               })}

@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react'
+import { render, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import type { ToolView } from '@/lib/thread'
 import { ToolCard, ToolStack } from './ToolCard'
@@ -60,6 +60,34 @@ describe('ToolCard', () => {
     expect(await screen.findByText('"the whole result"')).toBeInTheDocument()
     expect(fetch).toHaveBeenCalledWith('/api/tool-invocations/inv1', expect.anything())
     vi.unstubAllGlobals()
+  })
+
+  it('a call waiting for approval: a clock and the words, no duration, no spinner', async () => {
+    render(<ToolCard tool={tool({ status: 'awaiting', providerStatus: 'approval', result: undefined, durationMs: null })} />)
+    const card = screen.getByTestId('tool-card')
+    expect(card).toHaveAttribute('data-status', 'awaiting')
+    expect(within(card).getByText('Awaiting approval')).toBeInTheDocument()
+    expect(screen.queryByRole('img', { name: 'Running' })).not.toBeInTheDocument()
+    expect(card).not.toHaveTextContent('—')
+    await userEvent.click(screen.getByRole('button', { name: /lookup_order.*Awaiting approval/ }))
+    expect(screen.getByText('Waiting for approval before it runs.')).toBeInTheDocument()
+    expect(screen.queryByText(/provider status/)).not.toBeInTheDocument()
+  })
+
+  it('a call run outside the agent waits for its result, then reads it supplied', () => {
+    const { rerender } = render(<ToolCard tool={tool({ status: 'awaiting', providerStatus: 'external', result: undefined })} />)
+    expect(screen.getByText('Awaiting result')).toBeInTheDocument()
+    rerender(<ToolCard tool={tool({ status: 'success', providerStatus: 'external', result: { temp: 4 } })} />)
+    expect(screen.getByRole('img', { name: 'Result supplied' })).toBeInTheDocument()
+  })
+
+  it('approved and denied read as such; a denial shows its reason', async () => {
+    const { rerender } = render(<ToolCard tool={tool({ status: 'approved', providerStatus: 'approval', result: undefined })} />)
+    expect(screen.getByRole('img', { name: 'Approved' })).toBeInTheDocument()
+    rerender(<ToolCard tool={tool({ status: 'denied', providerStatus: 'approval', result: undefined, error: 'too risky' })} />)
+    expect(screen.getByRole('img', { name: 'Denied' })).toBeInTheDocument()
+    await userEvent.click(screen.getByRole('button', { name: /lookup_order/ }))
+    expect(screen.getByText('too risky')).toBeInTheDocument()
   })
 
   it('native tools look distinct', () => {

@@ -1,6 +1,7 @@
 // The thread on screen: the stored replay, then the turns still live in this tab.
 import type { ConversationTotals, MessageMetadata, ReplayMessage } from '@/lib/api/types'
 import { replayItems } from '@/lib/replay'
+import { withAnswers } from '@/lib/stream/approval'
 import type { Turn } from '@/lib/stream/turn'
 import type { MetaView, ThreadItem } from '@/lib/thread'
 import type { LiveExchange } from './useChatSession'
@@ -32,7 +33,8 @@ function turnItem(key: string, turn: Turn): ThreadItem {
 
 /**
  * Replay first, cut where the first live turn begins (a replay fetched mid-stream may hold its
- * user message already), then each live exchange as a user bubble and an answer.
+ * user message already), then each live exchange as a user bubble and an answer. The calls a live
+ * exchange answers (decisions that resume a paused run) show decided in what came before it.
  */
 export function combineThread(replay: ReplayMessage[] | undefined, live: LiveExchange[]): ThreadItem[] {
   let stored = replay ?? []
@@ -41,8 +43,9 @@ export function combineThread(replay: ReplayMessage[] | undefined, live: LiveExc
     const cut = stored.findIndex((message) => message.id === firstLive)
     if (cut !== -1) stored = stored.slice(0, cut)
   }
-  const items = replayItems(stored)
+  let items = replayItems(stored)
   for (const exchange of live) {
+    if (exchange.answers) items = withAnswers(items, exchange.answers)
     const userId = exchange.turn.metadata.user_message_id ?? `${exchange.key}-user`
     items.push({ kind: 'user', id: userId, text: exchange.user.text, attachments: exchange.user.attachments })
     items.push(turnItem(exchange.key, exchange.turn))

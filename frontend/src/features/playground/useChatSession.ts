@@ -1,7 +1,9 @@
-// The live side of a playground: sends messages, applies stream chunks as they arrive, aborts
-// the run on navigation, a new conversation or Stop, and hands finished turns over to the replay.
+// The live side of a playground: sends messages (and the decisions a paused run waits for), applies
+// stream chunks as they arrive, aborts the run on navigation, a new conversation or Stop, and hands
+// finished turns over to the replay.
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { api, ApiError } from '@/lib/api/client'
+import { answersSummary, decisionsOf, type Answer } from '@/lib/stream/approval'
 import { streamChat } from '@/lib/stream/chat'
 import type { UIChunk } from '@/lib/stream/chunks'
 import { applyChunk, emptyTurn, interruptTurn, type Turn } from '@/lib/stream/turn'
@@ -13,12 +15,16 @@ export interface LiveExchange {
   key: string
   user: { text: string; attachments: AttachmentView[] }
   turn: Turn
+  /** The answers this turn resumes a paused run with: those calls show decided meanwhile. */
+  answers?: Answer[]
 }
 
 export interface SendInput {
   message: string
   files: File[]
   model: string | null
+  /** Values for the agent's deps_schema (the deps form's). */
+  deps?: Record<string, unknown> | null
 }
 
 let counter = 0
@@ -62,6 +68,8 @@ export function useChatSession({
   const [conversationId, setConversationId] = useState<string | null>(routeConversationId)
   const [live, setLive] = useState<LiveExchange[]>([])
   const [busy, setBusy] = useState(false)
+  // Why the last decisions were refused (calls decided elsewhere, say): shown on the paused card.
+  const [decisionError, setDecisionError] = useState<string | null>(null)
   // A conversation this tab just created is not read back until its first turn is stored: the
   // server may not have written it yet, and the live turn shows everything meanwhile.
   const [fresh, setFresh] = useState(false)
@@ -80,6 +88,7 @@ export function useChatSession({
     setFresh(false)
     setLive([])
     setBusy(false)
+    setDecisionError(null)
   }, [routeConversationId])
 
   // Leaving the playground cancels the run on the server.
@@ -96,23 +105,28 @@ export function useChatSession({
     setFresh(false)
     setLive([])
     setBusy(false)
+    setDecisionError(null)
   }, [])
 
-  const send = useCallback(
-    async ({ message, files, model }: SendInput) => {
+  const run = useCallback(
+    async ({ message, files, model, deps }: SendInput, answers?: Answer[]) => {
       if (controller.current) return
       const abort = new AbortController()
       controller.current = abort
       const key = `live-${++counter}`
-      setLive((list) => [...list, { key, user: { text: message, attachments: files.map(localAttachment) }, turn: emptyTurn() }])
+      // The server stores the decisions in words as the user's message: the bubble says the same.
+      const user = { text: answers ? answersSummary(answers) : message, attachments: files.map(localAttachment) }
+      setLive((list) => [...list, { key, user, turn: emptyTurn(), answers }])
       setBusy(true)
+      setDecisionError(null)
       const update = (change: (turn: Turn) => Turn) =>
         setLive((list) => list.map((item) => (item.key === key ? { ...item, turn: change(item.turn) } : item)))
       let id = current.current
       let streamed = false
       let messageId: string | undefined
       try {
-        for await (const chunk of streamChat({ slug, message, files, conversationId: id, model, signal: abort.signal })) {
+        const decisions = answers ? decisionsOf(answers) : null
+        for await (const chunk of streamChat({ slug, message, files, conversationId: id, model, signal: abort.signal, decisions, deps })) {
           const now = performance.now()
           streamed = true
           update((turn) => applyChunk(turn, chunk, now))
@@ -129,9 +143,18 @@ export function useChatSession({
         update((turn) => interruptTurn(turn, performance.now(), 'error', 'The stream ended before the run finished.'))
       } catch (error) {
         const now = performance.now()
-        if (abort.signal.aborted) update((turn) => interruptTurn(turn, now, 'aborted'))
-        else if (error instanceof ApiError) update(() => requestFailed(error))
-        else update((turn) => interruptTurn(turn, now, 'error', error instanceof Error ? error.message : undefined))
+        if (answers && !streamed) {
+          // Decisions refused (or stopped, or never sent) change nothing: the card takes them back
+          // and says why, and the thread is read again (they may have been decided elsewhere).
+          setLive((list) => list.filter((item) => item.key !== key))
+          if (!abort.signal.aborted) setDecisionError(error instanceof Error ? error.message : 'The decisions could not be sent.')
+          if (id) invalidate(`conversation:${id}`)
+        } else if (abort.signal.aborted) update((turn) => interruptTurn(turn, now, 'aborted'))
+        else if (error instanceof ApiError) {
+          update(() => requestFailed(error))
+          // The conversation waits for decisions this tab did not know of: read them.
+          if (error.code === 'approval_pending' && id) invalidate(`conversation:${id}`)
+        } else update((turn) => interruptTurn(turn, now, 'error', error instanceof Error ? error.message : undefined))
       } finally {
         if (controller.current === abort) {
           controller.current = null
@@ -156,7 +179,12 @@ export function useChatSession({
     [slug],
   )
 
+  const send = useCallback((input: SendInput) => run(input), [run])
+
+  /** Resume the paused run with these answers (every call it waits on), on `model` (null: the default). */
+  const decide = useCallback((answers: Answer[], model: string | null) => run({ message: '', files: [], model }, answers), [run])
+
   /** The conversation whose stored replay to show (none while a new one is being created). */
   const replayId = fresh ? null : conversationId
-  return { conversationId, replayId, live, busy, send, stop, reset }
+  return { conversationId, replayId, live, busy, send, decide, decisionError, stop, reset }
 }

@@ -85,6 +85,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{slug}/mcp/{index}/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect Mcp Server
+         * @description Connect to the agent's `index`-th MCP server, list its tools, disconnect.
+         */
+        post: operations["connect_mcp_server_api_agents__slug__mcp__index__connect_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{slug}/models": {
         parameters: {
             query?: never;
@@ -942,6 +962,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tasks/{task_id}/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide Task
+         * @description Answer the tool calls an awaiting task waits on; it is queued again and resumes its run.
+         */
+        post: operations["decide_task_api_tasks__task_id__decisions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -1211,6 +1251,13 @@ export interface components {
             tool_timeout?: number | null;
             output: components["schemas"]["OutputInfo"];
             deps: components["schemas"]["DepsInfo"];
+            /**
+             * Deps Schema
+             * @description A configured agent's JSON Schema for its deps: the playground shows a form for it, and the chat request sends its values as `deps`.
+             */
+            deps_schema?: {
+                [key: string]: unknown;
+            } | null;
             /** Instructions */
             instructions?: components["schemas"]["InstructionInfo"][];
             /** Toolsets */
@@ -1476,6 +1523,22 @@ export interface components {
              * @description A model id from /models.
              */
             model?: string | null;
+            /**
+             * Decisions
+             * @description JSON: answers to the tool calls the conversation waits on, by tool call id: {"approved": true}, {"approved": false, "reason": "..."} or {"result": ...}. The turn resumes the paused run; `message` is then left empty.
+             */
+            decisions?: string | null;
+            /**
+             * Sdk Version
+             * @description The `ai` SDK version the stream targets: 6 and 7 add tool approval chunks.
+             * @default 5
+             */
+            sdk_version: number;
+            /**
+             * Deps
+             * @description JSON object: values for the agent's `deps_schema`, checked against it and kept for the conversation (omitted: the conversation's stored values).
+             */
+            deps?: string | null;
         };
         /** CapabilityInfo */
         CapabilityInfo: {
@@ -1747,6 +1810,19 @@ export interface components {
             label: string;
         };
         /**
+         * DecisionsIn
+         * @description Answers to the tool calls an awaiting task waits on, by tool call id.
+         */
+        DecisionsIn: {
+            /**
+             * Decisions
+             * @description {"approved": true}, {"approved": false, "reason": "..."} or {"result": ...} per call.
+             */
+            decisions: {
+                [key: string]: unknown;
+            };
+        };
+        /**
          * DegradedFeatureInfo
          * @description A discovery feature turned off because the installed pydantic-ai lacks a name it needs.
          */
@@ -1808,6 +1884,16 @@ export interface components {
              * @default false
              */
             required: boolean;
+            /**
+             * Source
+             * @description Where the factory is named: the agent's metadata, synapse_setup.py (`hook`) or [tool.synapse.deps] (`pyproject`).
+             */
+            source?: ("metadata" | "hook" | "pyproject") | null;
+            /**
+             * Lifetime
+             * @description The agent's own `synapse.deps_lifetime` (None: the `deps_lifetime` setting).
+             */
+            lifetime?: ("turn" | "server") | null;
         };
         /**
          * DiscoveryProblem
@@ -1818,7 +1904,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "import_error" | "target_not_found" | "factory_error" | "spec_error" | "inspect_error" | "tool_error" | "tool_conflict" | "registry_error";
+            kind: "import_error" | "target_not_found" | "factory_error" | "spec_error" | "inspect_error" | "tool_error" | "tool_conflict" | "registry_error" | "deps_target_unknown";
             /** Target */
             target: string;
             /** File */
@@ -2197,6 +2283,50 @@ export interface components {
             enabled?: boolean | null;
         };
         /**
+         * McpServerTools
+         * @description The tools an agent's MCP server lists, read by connecting to it.
+         */
+        McpServerTools: {
+            /** Slug */
+            slug: string;
+            /** Index */
+            index: number;
+            /**
+             * Label
+             * @description The toolset's label, e.g. "MCPToolset 'files'".
+             */
+            label: string;
+            /**
+             * Description
+             * @description How it is reached: a command line or a URL, without secrets.
+             */
+            description: string | null;
+            /** Tools */
+            tools: components["schemas"]["McpToolInfo"][];
+            /**
+             * Connect Ms
+             * @description How long connecting and listing took.
+             */
+            connect_ms: number;
+        };
+        /**
+         * McpToolInfo
+         * @description One tool an MCP server lists.
+         */
+        McpToolInfo: {
+            /** Name */
+            name: string;
+            /** Description */
+            description?: string | null;
+            /**
+             * Input Schema
+             * @description The JSON schema of the tool's arguments.
+             */
+            input_schema: {
+                [key: string]: unknown;
+            };
+        };
+        /**
          * ModelCallDetail
          * @description One model call's debug log: what was sent and what came back.
          */
@@ -2436,6 +2566,11 @@ export interface components {
             tools: components["schemas"]["ModelTool"][];
             /** Output Tools */
             output_tools: components["schemas"]["ModelTool"][];
+            /**
+             * Native Tools
+             * @description Provider-side tools the request carries, each once.
+             */
+            native_tools?: components["schemas"]["NativeToolInfo"][];
             /** Allow Text Output */
             allow_text_output: boolean;
             /** Output Mode */
@@ -2522,6 +2657,63 @@ export interface components {
             } | null;
             /** Schema Error */
             schema_error?: string | null;
+            /**
+             * Tools
+             * @description The output tools offered in 'tool' (and 'auto') mode, as pydantic-ai built them.
+             */
+            tools?: components["schemas"]["OutputToolInfo"][];
+            /**
+             * Text Function
+             * @description For `TextOutput(fn)`: the function the text answer is passed to.
+             */
+            text_function?: string | null;
+            /** Validators */
+            validators?: components["schemas"]["OutputValidatorInfo"][];
+        };
+        /**
+         * OutputToolInfo
+         * @description One output tool as the model is offered it (tool and auto output modes).
+         */
+        OutputToolInfo: {
+            /**
+             * Name
+             * @description The tool name the model sees, e.g. 'final_result' or a `ToolOutput(name=...)`.
+             */
+            name: string;
+            /** Description */
+            description?: string | null;
+            /**
+             * Parameters
+             * @description The JSON schema of its arguments.
+             */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** Strict */
+            strict?: boolean | null;
+            /**
+             * Function
+             * @description The output function its arguments are passed to (qualified name); None for a type.
+             */
+            function?: string | null;
+        };
+        /**
+         * OutputValidatorInfo
+         * @description A function registered with `@agent.output_validator`.
+         */
+        OutputValidatorInfo: {
+            /**
+             * Name
+             * @description Qualified name of the function.
+             */
+            name: string;
+            /**
+             * Takes Ctx
+             * @description Whether it takes the RunContext as its first argument.
+             */
+            takes_ctx: boolean;
+            /** Location */
+            location?: string | null;
         };
         /**
          * Overrun
@@ -3397,6 +3589,13 @@ export interface components {
             run_id: string | null;
             /** Logs */
             logs: components["schemas"]["TaskLogEntry"][];
+            /**
+             * Waiting
+             * @description An `awaiting` task: the tool calls that wait (tool_call_id, tool_name, args, kind `approval` or `external`); answer them with `POST /api/tasks/{task_id}/decisions`.
+             */
+            waiting?: {
+                [key: string]: unknown;
+            }[];
         };
         /**
          * TaskLogEntry
@@ -3569,6 +3768,13 @@ export interface components {
             forked_from: components["schemas"]["ForkedFrom"] | null;
             /** Forks */
             forks: components["schemas"]["ForkRow"][];
+            /**
+             * Deps Values
+             * @description The values last sent for its agent's `deps_schema` (the playground's deps form starts from them); null when none were sent.
+             */
+            deps_values: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * Tone
@@ -3682,6 +3888,21 @@ export interface components {
             requires_approval: boolean;
             /** Location */
             location?: string | null;
+            /**
+             * Max Retries
+             * @description The tool's own retry budget, else its toolset's; None: the agent's (`retries.tools`).
+             */
+            max_retries?: number | null;
+            /**
+             * Prepare
+             * @description The name of its `prepare=` function, when it has one.
+             */
+            prepare?: string | null;
+            /**
+             * Native Fallback
+             * @description A local fallback of this native tool (e.g. 'web_search'): a model that has the native tool is not offered this one.
+             */
+            native_fallback?: string | null;
         };
         /**
          * ToolInvocation
@@ -3690,6 +3911,8 @@ export interface components {
         ToolInvocation: {
             /** Id */
             id: string;
+            /** Tool Call Id */
+            tool_call_id: string;
             /**
              * Kind
              * @enum {string}
@@ -3705,17 +3928,17 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "pending" | "success" | "error" | "interrupted";
+            status: "pending" | "success" | "error" | "interrupted" | "awaiting" | "approved" | "denied";
             /** Duration Ms */
             duration_ms: number | null;
             /**
              * Error
-             * @description Present when the call failed or was interrupted.
+             * @description Present when the call failed, was interrupted or denied.
              */
             error?: string | null;
             /**
              * Provider Status
-             * @description Native tools: the outcome the provider reported.
+             * @description Native tools: the outcome the provider reported. A call that waits (`awaiting`) or was decided: `approval` or `external`.
              */
             provider_status?: string | null;
             /**
@@ -3750,7 +3973,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "pending" | "success" | "error" | "interrupted";
+            status: "pending" | "success" | "error" | "interrupted" | "awaiting" | "approved" | "denied";
             /** Provider Status */
             provider_status: string | null;
             /** Error */
@@ -3814,6 +4037,21 @@ export interface components {
             description?: string | null;
             /** Tools */
             tools?: string[];
+            /**
+             * Index
+             * @description MCP toolsets: the `{index}` of `POST /api/agents/{slug}/mcp/{index}/connect`.
+             */
+            index?: number | null;
+            /**
+             * Capability
+             * @description The capability that contributes it (its class), if one does.
+             */
+            capability?: string | null;
+            /**
+             * Native Fallback
+             * @description A local fallback of this native tool: not used with a model that has the native tool.
+             */
+            native_fallback?: string | null;
         };
         /**
          * Totals
@@ -4330,6 +4568,119 @@ export interface operations {
             };
             /** @description The input is invalid; `fields` says which. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connect_mcp_server_api_agents__slug__mcp__index__connect_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerTools"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9147,7 +9498,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Repeatable. */
-                status?: ("queued" | "running" | "succeeded" | "failed" | "cancelled")[];
+                status?: ("queued" | "running" | "awaiting" | "succeeded" | "failed" | "cancelled")[];
                 /** @description Only this standing agent's tasks. */
                 standing_agent?: string | null;
                 /** @description An agent key. */
@@ -9373,6 +9724,104 @@ export interface operations {
                 };
             };
             /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decide_task_api_tasks__task_id__decisions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskSummary"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input is invalid; `fields` says which. */
             422: {
                 headers: {
                     [name: string]: unknown;

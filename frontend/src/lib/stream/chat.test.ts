@@ -24,6 +24,21 @@ describe('streamChat', () => {
     expect(form.get('conversation_id')).toBe('c1')
     expect(form.get('model')).toBe('demo')
     expect((form.getAll('attachments')[0] as File).name).toBe('note.txt')
+    expect(form.get('sdk_version')).toBe('6')
+    expect(form.has('decisions')).toBe(false)
+  })
+
+  it('sends decisions as one JSON field beside an empty message', async () => {
+    const fetch = vi.fn(async () => new Response(streamOf(tools), { status: 200, headers: { 'Content-Type': 'text/event-stream' } }))
+    vi.stubGlobal('fetch', fetch)
+    const decisions = { c1: { approved: true as const }, c2: { approved: false as const, reason: 'no' }, c3: { result: [1, 2] } }
+    const request = { slug: 'a', message: '', files: [], conversationId: 'c9', model: null, signal: new AbortController().signal, decisions }
+    for await (const _ of streamChat(request)) void _
+    const form = (fetch.mock.calls[0] as unknown as [string, RequestInit])[1].body as FormData
+    expect(form.get('decisions')).toBe('{"c1":{"approved":true},"c2":{"approved":false,"reason":"no"},"c3":{"result":[1,2]}}')
+    expect(form.get('message')).toBe('')
+    expect(form.get('conversation_id')).toBe('c9')
+    expect(form.get('sdk_version')).toBe('6')
   })
 
   it('turns a refused request into an ApiError with the server message', async () => {

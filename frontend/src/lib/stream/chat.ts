@@ -1,6 +1,8 @@
-// Sending one chat message: a multipart POST whose answer is read chunk by chunk as it streams.
+// Sending one chat message (or the decisions a paused run waits for): a multipart POST whose answer
+// is read chunk by chunk as it streams.
 import { errorFrom } from '../api/client'
 import { apiUrl } from '../base'
+import type { Decisions } from './approval'
 import { parseChunk, type UIChunk } from './chunks'
 import { readEventData } from './sse'
 
@@ -11,7 +13,14 @@ export interface ChatRequest {
   conversationId: string | null
   model: string | null
   signal: AbortSignal
+  /** Answers to the calls the conversation waits on: the turn resumes that run (`message` empty). */
+  decisions?: Decisions | null
+  /** Values for the agent's deps_schema (none: the conversation's stored values). */
+  deps?: Record<string, unknown> | null
 }
+
+/** The `ai` SDK version the stream targets: 6 adds the tool approval chunks. */
+export const SDK_VERSION = '6'
 
 /** POST the message and yield each protocol chunk as it arrives. Throws ApiError for a 4xx/5xx. */
 export async function* streamChat(request: ChatRequest): AsyncGenerator<UIChunk> {
@@ -20,6 +29,9 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<UIChunk>
   for (const file of request.files) form.append('attachments', file, file.name)
   if (request.conversationId) form.set('conversation_id', request.conversationId)
   if (request.model) form.set('model', request.model)
+  if (request.decisions) form.set('decisions', JSON.stringify(request.decisions))
+  if (request.deps) form.set('deps', JSON.stringify(request.deps))
+  form.set('sdk_version', SDK_VERSION)
   const response = await fetch(apiUrl(`/api/agents/${encodeURIComponent(request.slug)}/chat`), {
     method: 'POST',
     body: form,

@@ -1,10 +1,14 @@
 // The Vercel AI UI message stream chunks Synapse emits (docs/api.md), as the dashboard reads them.
 import type { MessageMetadata } from '../api/types'
+import type { ToolApprovalData } from './approval'
+
+/** A turn's metadata as the stream sends it: `awaiting` lists the calls a paused run waits on. */
+export type StreamMetadata = MessageMetadata & { awaiting?: string[] }
 
 export type UIChunk =
-  | { type: 'start'; messageId?: string; messageMetadata?: MessageMetadata }
-  | { type: 'finish'; finishReason?: string | null; messageMetadata?: MessageMetadata }
-  | { type: 'message-metadata'; messageMetadata: MessageMetadata }
+  | { type: 'start'; messageId?: string; messageMetadata?: StreamMetadata }
+  | { type: 'finish'; finishReason?: string | null; messageMetadata?: StreamMetadata }
+  | { type: 'message-metadata'; messageMetadata: StreamMetadata }
   | { type: 'abort'; reason?: string | null }
   | { type: 'start-step' }
   | { type: 'finish-step' }
@@ -27,6 +31,7 @@ export type UIChunk =
   | { type: 'tool-output-available'; toolCallId: string; output: unknown; preliminary?: boolean | null }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string }
   | { type: 'tool-output-denied'; toolCallId: string }
+  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
   | { type: 'error'; errorText: string }
   | { type: 'source-url'; sourceId: string; url: string; title?: string | null }
   | { type: 'file'; url: string; mediaType: string }
@@ -36,6 +41,7 @@ export type UIChunk =
   | { type: 'data-error'; id?: string; data: ErrorData }
   | { type: 'data-tool-timing'; id?: string; data: { tool_call_id: string; duration_ms: number } }
   | { type: 'data-tool-status'; id?: string; data: { tool_call_id: string; status: 'interrupted' } }
+  | { type: 'data-tool-approval'; id?: string; data: ToolApprovalData }
 
 export interface NativeToolData {
   tool_call_id: string
@@ -65,8 +71,9 @@ const KNOWN = new Set<string>([
   'start', 'finish', 'message-metadata', 'abort', 'start-step', 'finish-step',
   'text-start', 'text-delta', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end',
   'tool-input-start', 'tool-input-delta', 'tool-input-available', 'tool-input-error',
-  'tool-output-available', 'tool-output-error', 'tool-output-denied', 'error', 'source-url', 'file',
+  'tool-output-available', 'tool-output-error', 'tool-output-denied', 'tool-approval-request', 'error', 'source-url', 'file',
   'data-native-tool', 'data-structured-output', 'data-notice', 'data-error', 'data-tool-timing', 'data-tool-status',
+  'data-tool-approval',
 ])
 
 /** Parse one event's data into a chunk the dashboard knows; anything else (or not JSON) is null. */

@@ -138,7 +138,7 @@ describe('applyChunk', () => {
   })
 
   it('ignores chunk types it does not know', () => {
-    expect(parseChunk('{"type":"tool-approval-request","approvalId":"a","toolCallId":"c"}')).toBeNull()
+    expect(parseChunk('{"type":"tool-something-new","toolCallId":"c"}')).toBeNull()
     expect(parseChunk('{"type":"data-something-new","data":{}}')).toBeNull()
     expect(parseChunk('not json')).toBeNull()
     expect(parseChunk('{"type":"data-notice","data":{"message":"m"}}')).not.toBeNull()

@@ -1,14 +1,14 @@
 // One assistant turn assembled from stream chunks. A pure reducer: (turn, chunk) → next turn.
-import type { MessageMetadata, ToolStatus } from '../api/types'
 import { providerErrorOf, type AssistantPart, type ErrorView, type ToolView } from '../thread'
-import type { NativeToolData, UIChunk } from './chunks'
+import { isPauseKind, type ToolApprovalData, type ToolStatus } from './approval'
+import type { NativeToolData, StreamMetadata, UIChunk } from './chunks'
 
 export type TurnStatus = 'streaming' | 'done' | 'error' | 'aborted'
 
 export interface Turn {
   status: TurnStatus
   parts: AssistantPart[]
-  metadata: MessageMetadata
+  metadata: StreamMetadata
   finishReason: string | null
   /** Details of the last `data-error`, waiting for the `error` chunk that follows it. */
   pendingError: ErrorView | null
@@ -42,7 +42,7 @@ function parseArgs(text: string): unknown {
   }
 }
 
-function mergeMeta(turn: Turn, metadata: MessageMetadata | undefined): Turn {
+function mergeMeta(turn: Turn, metadata: StreamMetadata | undefined): Turn {
   return metadata ? { ...turn, metadata: { ...turn.metadata, ...metadata } } : turn
 }
 
@@ -132,6 +132,40 @@ function nativeTool(turn: Turn, data: NativeToolData, now: number): Turn {
   )
 }
 
+/** A call the run paused on (`data-tool-approval`): it waits for a decision, no longer runs. */
+function pausedTool(turn: Turn, data: ToolApprovalData, now: number): Turn {
+  if (typeof data?.tool_call_id !== 'string') return turn
+  return upsertTool(
+    turn,
+    data.tool_call_id,
+    now,
+    (tool) => ({
+      ...tool,
+      name: data.tool_name || tool.name,
+      args: data.args !== undefined ? data.args : tool.args,
+      argsText: undefined,
+      status: 'awaiting',
+      providerStatus: isPauseKind(data.kind) ? data.kind : 'approval',
+      durationMs: null,
+    }),
+    data.tool_name,
+  )
+}
+
+/** Calls still shown running that the run says wait for a decision (`tool-approval-request`, `awaiting`). */
+function markAwaiting(turn: Turn, callIds: readonly string[]): Turn {
+  let next = turn
+  for (const callId of callIds) {
+    next =
+      updatePart(next, isTool(callId), (part) =>
+        part.tool.status === 'pending'
+          ? { ...part, tool: { ...part.tool, status: 'awaiting', providerStatus: isPauseKind(part.tool.providerStatus) ? part.tool.providerStatus : 'approval', durationMs: null } }
+          : part,
+      ) ?? next
+  }
+  return next
+}
+
 function closeTools(turn: Turn, status: ToolStatus, error: string | null, now: number): Turn {
   if (!turn.parts.some((part) => part.type === 'tool' && part.tool.status === 'pending')) return turn
   return {
@@ -160,7 +194,8 @@ export function applyChunk(turn: Turn, chunk: UIChunk, now: number): Turn {
     case 'message-metadata':
       return mergeMeta(turn, chunk.messageMetadata)
     case 'finish': {
-      let next = closeStreaming(mergeMeta(turn, chunk.messageMetadata))
+      const awaiting = chunk.messageMetadata?.awaiting
+      let next = closeStreaming(mergeMeta(Array.isArray(awaiting) ? markAwaiting(turn, awaiting) : turn, chunk.messageMetadata))
       if (next.pendingError) {
         // A `data-error` whose `error` chunk never came still deserves its card.
         const error = next.pendingError
@@ -245,6 +280,10 @@ export function applyChunk(turn: Turn, chunk: UIChunk, now: number): Turn {
         error: 'The tool call was denied.',
         durationMs: finished(tool, now),
       }))
+    case 'tool-approval-request':
+      return markAwaiting(turn, [chunk.toolCallId])
+    case 'data-tool-approval':
+      return pausedTool(turn, chunk.data, now)
     case 'data-native-tool':
       return nativeTool(turn, chunk.data, now)
     case 'data-tool-status':

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from ...chat.attachments import Upload
+from ...chat.deferred import Decisions, DecisionsInvalid, read_decisions
+from ...chat.deps_values import DepsRejected, parse_values
 from ...chat.engine import TurnRejected
 from ...chat.model_choice import selectable_models
 from ...chat.request import TurnRequest
@@ -15,7 +17,7 @@ from ...chat.service import AgentLookupError, current_snapshot, find_agent, targ
 from ...chat.target import TurnTarget
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses
-from ..vercel import STREAM_HEADERS, encode_turn
+from ..vercel import SDK_VERSION, STREAM_HEADERS, SdkVersion, encode_turn
 from .schemas import STREAM_EVENT, STREAM_RESPONSE_HEADERS, ModelList
 
 router = APIRouter(tags=['chat'])
@@ -71,6 +73,7 @@ _MESSAGE_OR_FILE = [
     {'required': ['message'], 'properties': {'message': {'pattern': r'\S'}}},
     {'required': ['attachments'], 'properties': {'attachments': {'minItems': 1}}},
     {'required': ['attachments[]'], 'properties': {'attachments[]': {'minItems': 1}}},
+    {'required': ['decisions']},
 ]
 
 
@@ -97,6 +100,29 @@ async def chat(
     attachments_brackets: Annotated[list[UploadFile] | None, File(alias='attachments[]')] = None,
     conversation_id: Annotated[str | None, Form(description='Continue this conversation.')] = None,
     model: Annotated[str | None, Form(description='A model id from /models.')] = None,
+    decisions: Annotated[
+        str | None,
+        Form(
+            description='JSON: answers to the tool calls the conversation waits on, by tool call id: '
+            '{"approved": true}, {"approved": false, "reason": "..."} or {"result": ...}. The turn '
+            'resumes the paused run; `message` is then left empty.'
+        ),
+    ] = None,
+    sdk_version: Annotated[
+        int,
+        Form(
+            ge=5,
+            le=7,
+            description='The `ai` SDK version the stream targets: 6 and 7 add tool approval chunks.',
+        ),
+    ] = SDK_VERSION,
+    deps: Annotated[
+        str | None,
+        Form(
+            description="JSON object: values for the agent's `deps_schema`, checked against it and kept "
+            "for the conversation (omitted: the conversation's stored values)."
+        ),
+    ] = None,
 ) -> StreamingResponse:
     """Send a message; the answer streams back as the Vercel AI UI message stream."""
     files = [*(attachments or []), *(attachments_brackets or [])]
@@ -121,7 +147,18 @@ async def chat(
             'a message may carry.',
             fields=[{'location': 'body.attachments', 'message': 'Too many files'}],
         )
-    if not message.strip() and not files:
+    answers = _read_decisions(decisions)
+    try:
+        deps_values = parse_values(deps)
+    except DepsRejected as exc:
+        raise ApiError(exc.status, exc.message, code=exc.code, fields=exc.fields) from exc
+    if answers is not None and (message.strip() or files):
+        raise ApiError(
+            422,
+            'decisions: send them without a message or files; the turn resumes the paused run.',
+            fields=[{'location': 'body.decisions', 'message': 'Sent with a message'}],
+        )
+    if answers is None and not message.strip() and not files:
         raise ApiError(
             422,
             'message: send a message or at least one attachment.',
@@ -148,12 +185,27 @@ async def chat(
                 model or None,
                 origin='playground',
                 sub_agents=await _discovered_agents(context),
+                decisions=answers,
+                deps_values=deps_values,
             )
         )
     except TurnRejected as exc:
-        raise ApiError(exc.status, exc.message, code=exc.code) from exc
+        extra = {'fields': exc.fields} if exc.fields else {}
+        raise ApiError(exc.status, exc.message, code=exc.code, **extra) from exc
     if setup_error is not None:
         prepared.setup_error = setup_error
     return StreamingResponse(
-        encode_turn(service.engine.stream(prepared)), media_type='text/event-stream', headers=STREAM_HEADERS
+        encode_turn(service.engine.stream(prepared), cast('SdkVersion', sdk_version)),
+        media_type='text/event-stream',
+        headers=STREAM_HEADERS,
     )
+
+
+def _read_decisions(raw: str | None) -> Decisions | None:
+    """The `decisions` field read, or a 422 saying what is wrong with it."""
+    if raw is None or not raw.strip():
+        return None
+    try:
+        return read_decisions(raw)
+    except DecisionsInvalid as exc:
+        raise ApiError(422, str(exc), fields=[{'location': 'body.decisions', 'message': str(exc)}]) from exc

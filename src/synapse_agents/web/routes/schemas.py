@@ -48,7 +48,7 @@ Timestamp = Annotated[
 ]
 Cost = Annotated[Decimal, PlainSerializer(float, return_type=float)]
 """USD: exact in the store, a JSON number on the wire (a float prints the decimal for any price)."""
-ToolStatus = Literal['pending', 'success', 'error', 'interrupted']
+ToolStatus = Literal['pending', 'success', 'error', 'interrupted', 'awaiting', 'approved', 'denied']
 ToolKind = Literal['function', 'native', 'output']
 
 

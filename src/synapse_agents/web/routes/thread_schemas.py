@@ -56,6 +56,10 @@ class ThreadConversation(ConversationRow):
     agent_available: bool
     forked_from: ForkedFrom | None
     forks: list[ForkRow]
+    deps_values: dict[str, Any] | None = Field(
+        description="The values last sent for its agent's `deps_schema` (the playground's deps form "
+        'starts from them); null when none were sent.'
+    )
 
     @classmethod
     def about(
@@ -68,6 +72,7 @@ class ThreadConversation(ConversationRow):
             agent_available=agent_available,
             forked_from=ForkedFrom.model_validate(source) if source is not None else None,
             forks=[ForkRow.model_validate(fork) for fork in thread.forks],
+            deps_values=thread.deps_values,
         )
 
 
@@ -90,14 +95,20 @@ class ToolInvocation(BaseModel):
     """A tool call inside a thread: large arguments and results are cut to a preview."""
 
     id: str
+    tool_call_id: str
+    """The model's id of the call (what a decision on a waiting call names)."""
     kind: ToolKind
     name: str
     arguments: Any
     result: Any
     status: ToolStatus
     duration_ms: int | None
-    error: str | None = _left_out_at(None, 'Present when the call failed or was interrupted.')
-    provider_status: str | None = _left_out_at(None, 'Native tools: the outcome the provider reported.')
+    error: str | None = _left_out_at(None, 'Present when the call failed, was interrupted or denied.')
+    provider_status: str | None = _left_out_at(
+        None,
+        'Native tools: the outcome the provider reported. A call that waits (`awaiting`) or was decided: '
+        '`approval` or `external`.',
+    )
     truncated: bool = _left_out_at(False, 'Present (true) when an argument or result was cut.')
 
 
@@ -107,6 +118,7 @@ def _tool_fields(t: ToolCall) -> dict[str, Any]:
     result, cut_result = _preview(t.result)
     return {
         'id': t.id,
+        'tool_call_id': t.tool_call_id,
         'kind': t.kind,
         'name': t.name,
         'arguments': arguments,
