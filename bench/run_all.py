@@ -52,6 +52,7 @@ SCRIPTS = (
         'tasks', 'Agent tasks', 'bench_tasks.py', ('--tick-runs', '10', '--firings', '20', '--tasks', '100')
     ),
     Script('traces', 'Traces', 'bench_traces.py', ('--turns', '100', '--runs', '15')),
+    Script('approvals', 'Waiting tool calls', 'bench_approvals.py'),
     Script('history', 'History at scale', 'bench_history.py'),
     Script('dashboard', 'Dashboard', 'bench_dashboard.py'),
 )

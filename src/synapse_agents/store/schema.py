@@ -194,6 +194,7 @@ class ToolInvocation(Base):
         Index('ix_tool_invocations_name_conversation', 'name', 'conversation_id'),
         Index('ix_tool_invocations_run_call', 'run_id', 'tool_call_id'),
         Index('ix_tool_invocations_status', 'status'),
+        Index('ix_tool_invocations_conversation_status', 'conversation_id', 'status', 'started_at'),
     )
 
 

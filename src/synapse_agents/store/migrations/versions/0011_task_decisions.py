@@ -1,6 +1,7 @@
-"""Tasks whose run paused on tool calls: the decisions that resume them.
+"""Tool calls that wait for a person: the decisions that resume a task, and an index that finds a
+conversation's waiting calls without reading all its calls.
 
-See `synapse_agents.tasks.decisions`.
+See `synapse_agents.tasks.decisions` and `synapse_agents.store.decisions`.
 
 Revision ID: 0011
 Revises: 0010
@@ -23,8 +24,14 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table('agent_tasks') as batch:
         batch.add_column(sa.Column('decisions', JsonType))
+    op.create_index(
+        'ix_tool_invocations_conversation_status',
+        'tool_invocations',
+        ['conversation_id', 'status', 'started_at'],
+    )
 
 
 def downgrade() -> None:
+    op.drop_index('ix_tool_invocations_conversation_status', table_name='tool_invocations')
     with op.batch_alter_table('agent_tasks') as batch:
         batch.drop_column('decisions')
