@@ -130,8 +130,8 @@ def test_page_runs_under_a_strict_content_security_policy(browser_page: Page, se
 
 def test_agents_playground_stream_tools_reload(page: Page, server: Any) -> None:
     # The agents page: a card per demo agent, the footer counts them.
-    expect(page.get_by_test_id('agent-card')).to_have_count(8)
-    expect(page.get_by_test_id('sidebar-footer')).to_contain_text('8 agents')
+    expect(page.get_by_test_id('agent-card')).to_have_count(9)
+    expect(page.get_by_test_id('sidebar-footer')).to_contain_text('9 agents')
     support = page.get_by_test_id('agent-card').filter(has_text='support_agent')
     expect(support).to_contain_text('lookup_order')
     expect(support).to_contain_text('demo model')
@@ -548,7 +548,7 @@ def test_dashboard_mounted_under_a_prefix(browser_page: Page, mounted: str) -> N
     page = browser_page
     assert httpx.get(mounted + '/').json() == {'app': 'the host application'}
     page.goto(mounted + '/synapse/')
-    expect(page.get_by_test_id('agent-card')).to_have_count(8)
+    expect(page.get_by_test_id('agent-card')).to_have_count(9)
     page.get_by_test_id('agent-card').filter(has_text='support_agent').get_by_role(
         'link', name='support_agent', exact=True
     ).click()

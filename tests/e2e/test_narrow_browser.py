@@ -449,7 +449,7 @@ def test_every_page_fits_a_narrow_window(browser_page: Page, server: Any, size: 
     page.set_viewport_size(size)
     page.goto(f'{server.url}/')
     # The eight demo agents and the configured one.
-    expect(page.get_by_test_id('agent-card')).to_have_count(9)
+    expect(page.get_by_test_id('agent-card')).to_have_count(10)
     assert_fits(page)
     for card in page.get_by_test_id('agent-card').all():
         inside(page, card)
