@@ -204,22 +204,14 @@ class Conversation:
         run. Raises `DecisionsInvalid` for answers that do not match the waiting calls, and
         `NotAwaiting` when nothing waits (or another process decided first)."""
         answers = read_decisions(decisions)
-        async with aclosing(self._turn('', (), events=False, decisions=answers)) as turn:
-            async for _ in turn:
-                pass
-        assert self.last_reply is not None
-        return self.last_reply
+        return await self._reply(self._turn('', (), events=False, decisions=answers))
 
     async def send(self, message: str, *, attachments: Sequence[Attachment] = ()) -> Reply:
         """Run one turn and return its reply once it is stored.
 
         A run that fails raises its own exception (a provider error, `UsageLimitExceeded`, ...)
         after the error card is stored, with a note naming the conversation."""
-        async with aclosing(self._turn(message, attachments, events=False)) as turn:
-            async for _ in turn:
-                pass
-        assert self.last_reply is not None
-        return self.last_reply
+        return await self._reply(self._turn(message, attachments, events=False))
 
     async def stream(
         self, message: str, *, attachments: Sequence[Attachment] = ()
@@ -230,6 +222,13 @@ class Conversation:
         async with aclosing(self._turn(message, attachments, events=True)) as turn:
             async for event in turn:
                 yield event
+
+    async def _reply(self, turn: AsyncGenerator[Any, None]) -> Reply:
+        """Run `turn` (which yields nothing when it is not streamed) to its end; its reply."""
+        async with aclosing(turn):
+            await anext(turn, None)
+        assert self.last_reply is not None
+        return self.last_reply
 
     async def _turn(
         self,
