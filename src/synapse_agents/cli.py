@@ -88,6 +88,7 @@ def _confirm(question: str, yes: bool) -> bool:
 
 
 _REPORTED = {'conversations', 'messages', 'tool_invocations', 'llm_calls'}
+# The ledger (`llm_calls`) is never deleted with a conversation: it is named in the closing words.
 
 
 def _report_deletion(report: Any, what: str) -> None:
@@ -97,8 +98,9 @@ def _report_deletion(report: Any, what: str) -> None:
     )
     console.print(
         f'Removed {report.conversations} conversations, {report.messages} messages, '
-        f'{report.tool_invocations} tool invocations, {report.llm_calls} ledger rows, {others}'
-        f'and {report.files} attachment files ({_human_bytes(report.bytes)}) {what}.',
+        f'{report.tool_invocations} tool invocations, {others}'
+        f'and {report.files} attachment files ({_human_bytes(report.bytes)}) {what}; '
+        'their ledger rows are kept.',
         soft_wrap=True,
     )
 

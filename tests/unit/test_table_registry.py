@@ -45,10 +45,12 @@ def note_owners(store: Store) -> list[str | None]:
 
 
 def test_synapse_tables_are_declared_once_with_their_owner() -> None:
-    declared = {t.name: (t.owner, t.key, t.root) for t in registry}
-    assert declared['conversations'] == ('conversation', 'id', True)
-    for table in (Message, ToolInvocation, LlmCall):
-        assert declared[table.__tablename__] == ('conversation', 'conversation_id', False)
+    declared = {t.name: (t.owner, t.key, t.root, t.kept) for t in registry}
+    assert declared['conversations'] == ('conversation', 'id', True, False)
+    for table in (Message, ToolInvocation):
+        assert declared[table.__tablename__] == ('conversation', 'conversation_id', False, False)
+    # The ledger names its conversation but outlives it.
+    assert declared[LlmCall.__tablename__] == ('conversation', 'conversation_id', False, True)
     assert registry.root('conversation').table is Conversation.__table__
 
 
@@ -121,6 +123,8 @@ def test_a_bad_declaration_is_refused() -> None:
         tables.register(other, owner='conversation', key='id', root=True)
     with pytest.raises(TypeError, match='not a table'):
         tables.register(object(), owner='conversation', key='id')
+    with pytest.raises(ValueError, match='cannot be kept'):
+        TableRegistry().register(other, owner='conversation', key='id', root=True, kept=True)
 
 
 def test_the_orphan_sweep_keeps_rows_of_a_conversation_that_exists(notes_store: Store) -> None:

@@ -9,8 +9,12 @@ and deleting an aggregate (one, a batch for retention, all of them), the sweep o
 is gone, `Store.counts()` and the `DeletionReport` are derived from those declarations, so a new
 table (a feature package's, a plugin's) is one `register_table` call and nothing else. The
 aggregate's own table is declared with `root=True` and its key is its id. A row whose key is NULL
-belongs to no aggregate (a ledger row of a model call made outside any conversation) and is never
-deleted with one.
+belongs to no aggregate and is never deleted with one.
+
+A table declared with `kept=True` names its owner but outlives it: the ledger (`llm_calls`) is the
+books, so deleting a conversation, pruning, clearing and the sweep of orphans never remove its rows
+(their key stays, naming an owner that is gone); it is counted and appears in every deletion report
+with 0 rows removed.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ class OwnedTable:
     owner: str
     key: str
     root: bool = False
+    kept: bool = False
+    """Names its owner but is never deleted with it (the ledger)."""
 
     @property
     def name(self) -> str:
@@ -97,19 +103,24 @@ class TableRegistry:
         for declaration in declarations:
             self._add(declaration)
 
-    def register(self, table: Any, *, owner: str, key: str, root: bool = False) -> OwnedTable:
-        """Declare `table` (a `Table` or a mapped class) as part of the `owner` aggregate.
+    def register(
+        self, table: Any, *, owner: str, key: str, root: bool = False, kept: bool = False
+    ) -> OwnedTable:
+        """Declare `table` (a `Table` or a mapped class) as part of the `owner` aggregate, or with
+        `kept=True` as naming it without ever being deleted with it.
 
         Declaring the same table again the same way is a no-op (a module imported twice); a
-        different declaration for a registered name, a missing key column or a second root for
-        one owner is a `ValueError`.
+        different declaration for a registered name, a missing key column, a second root for
+        one owner or a kept root is a `ValueError`.
         """
+        if root and kept:
+            raise ValueError('a root table is deleted with its aggregate: it cannot be kept')
         resolved = table if isinstance(table, Table) else getattr(table, '__table__', None)
         if not isinstance(resolved, Table):
             raise TypeError(f'not a table or a mapped class: {table!r}')
         if key not in resolved.c:
             raise ValueError(f'{resolved.name} has no column {key!r} to name its {owner}')
-        return self._add(OwnedTable(resolved, owner, key, root))
+        return self._add(OwnedTable(resolved, owner, key, root, kept))
 
     def _add(self, declaration: OwnedTable) -> OwnedTable:
         known = self._tables.get(declaration.name)
@@ -139,8 +150,9 @@ class TableRegistry:
         raise LookupError(f'no root table is registered for {owner!r}')
 
     def members(self, owner: str) -> list[OwnedTable]:
-        """The owner's tables other than its root, newest declaration first (the order deletes run)."""
-        return [t for t in reversed(list(self)) if t.owner == owner and not t.root]
+        """The owner's tables deleted with it other than its root, newest declaration first (the
+        order deletes run); kept tables are not members."""
+        return [t for t in reversed(list(self)) if t.owner == owner and not t.root and not t.kept]
 
     def empty_report(self, owner: str | None = None) -> DeletionReport:
         """A report naming every registered table (of `owner`, when given) with nothing removed."""
@@ -187,10 +199,10 @@ registry = TableRegistry()
 """The process's registry: Synapse's own tables and every feature's or plugin's."""
 
 
-def register_table(table: Any, *, owner: str, key: str, root: bool = False) -> OwnedTable:
+def register_table(table: Any, *, owner: str, key: str, root: bool = False, kept: bool = False) -> OwnedTable:
     """Declare a table of an aggregate in the process's registry (see `TableRegistry.register`).
 
     A feature package or a plugin calls this for each table it adds; deletes, counts and reports
     then cover the table with no other change.
     """
-    return registry.register(table, owner=owner, key=key, root=root)
+    return registry.register(table, owner=owner, key=key, root=root, kept=kept)

@@ -1,8 +1,10 @@
 """The ledger: one `llm_calls` row per model request, the accounting of every module's calls.
 
-A ledger row that names a conversation belongs to it and goes with it; one that names none (a
-call made outside any conversation) is accounting, not history, and stays. The rows are written
-by the write queue (`store/turn_writes.py`); this module declares the table and reads it.
+The ledger is the books: it outlives conversations. Deleting a conversation, pruning, clearing and
+the sweep of orphans remove its history, never its ledger rows, whose `conversation_id` then names a
+conversation that is gone; spend reports and spending limits read only the ledger, so what was
+spent stays spent. The rows are written by the write queue (`store/turn_writes.py`); this module
+declares the table and reads it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .conversations import OWNER
 if TYPE_CHECKING:
     from ..repository import Store
 
-register_table(LlmCall, owner=OWNER, key='conversation_id')
+register_table(LlmCall, owner=OWNER, key='conversation_id', kept=True)
 
 
 class LedgerRepository:
