@@ -23,6 +23,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
+from .._storable import Unreadable, loads
 from .target import TurnTarget
 
 MAX_JSON_CHARS = 64 * 1024
@@ -53,9 +54,10 @@ def parse_values(text: str | None) -> dict[str, Any] | None:
     if len(text) > MAX_JSON_CHARS:
         raise DepsRejected(f'deps: {len(text)} characters is more than the {MAX_JSON_CHARS} accepted.')
     try:
-        values = json.loads(text)
-    except ValueError as exc:
-        raise DepsRejected(f'deps: not valid JSON ({exc}).') from None
+        values = loads(text)
+    except Unreadable as exc:
+        where = exc.flaw.location('body.deps') if exc.flaw else 'body.deps'
+        raise DepsRejected(f'deps: {exc.message}.', location=where) from None
     if not isinstance(values, dict):
         raise DepsRejected(f'deps: expected a JSON object of values, not a {type(values).__name__}.')
     return values

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BeforeValidator, Field, SecretStr, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from .._storable import text_flaw
+
 KEY_PATTERN = r'^[A-Za-z0-9._-]{1,100}$'
 MODEL_KEY_PATTERN = r'^[A-Za-z0-9._-]{1,100}:[A-Za-z0-9._:@+-]{1,154}$'
 INT32_MAX = 2**31 - 1
@@ -32,8 +34,9 @@ def refused(message: str) -> PydanticCustomError:
 
 
 def _no_nul(value: str) -> str:
-    if '\x00' in value:
-        raise refused('NUL characters are not accepted')
+    problem = text_flaw(value)  # a NUL character or a lone UTF-16 surrogate
+    if problem is not None:
+        raise refused(problem)
     return value
 
 

@@ -14,6 +14,7 @@ from .access import AccessMiddleware, AccessPolicy, policy_for
 from .context import SynapseContext
 from .errors import install_error_handlers
 from .hardening import BodyLimitMiddleware, SecurityHeadersMiddleware
+from .json_body import StorableJsonMiddleware
 from .routes.lifecycle import runtime_lifespan
 from .spa import mount_spa
 
@@ -66,6 +67,7 @@ def create_app(context: SynapseContext, *, access: AccessPolicy | None = None) -
     # several times. Starlette never compresses `text/event-stream`, so chat streams are not held
     # in a compressor's buffer (tests/e2e/test_compression.py).
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
+    app.add_middleware(StorableJsonMiddleware)  # inside the body limit: it reads bounded bodies only
     app.add_middleware(BodyLimitMiddleware, max_bytes=context.settings.request_limit)
     app.add_middleware(AccessMiddleware, policy=policy)
     app.add_middleware(SecurityHeadersMiddleware)

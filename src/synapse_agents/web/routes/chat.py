@@ -7,6 +7,7 @@ from typing import Annotated, Any, cast
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from ..._storable import Unreadable, loads, text_flaw
 from ...chat.attachments import Upload
 from ...chat.deferred import Decisions, DecisionsInvalid, read_decisions
 from ...chat.deps_values import DepsRejected, parse_values
@@ -140,6 +141,14 @@ async def chat(
                 f'{name}: NUL characters are not accepted.',
                 fields=[{'location': f'body.{name}', 'message': 'NUL character'}],
             )
+    texts = [('message', message), ('model', model or '')]
+    texts += [('attachments', file.filename or '') for file in files]
+    for name, value in texts:
+        problem = text_flaw(value)  # a form part declared in UTF-7 can decode to a lone surrogate
+        if problem is not None:
+            raise ApiError(
+                422, f'{name}: {problem}.', fields=[{'location': f'body.{name}', 'message': problem}]
+            )
     if len(files) > settings.max_attachments:
         raise ApiError(
             422,
@@ -206,6 +215,15 @@ def _read_decisions(raw: str | None) -> Decisions | None:
     if raw is None or not raw.strip():
         return None
     try:
-        return read_decisions(raw)
+        value = loads(raw)
+    except Unreadable as exc:
+        where = exc.flaw.location('body.decisions') if exc.flaw else 'body.decisions'
+        raise ApiError(
+            422, f'decisions: {exc.message}.', fields=[{'location': where, 'message': exc.message}]
+        ) from None
+    if not isinstance(value, dict):
+        value = raw  # `read_decisions` says what it expected
+    try:
+        return read_decisions(value)
     except DecisionsInvalid as exc:
         raise ApiError(422, str(exc), fields=[{'location': 'body.decisions', 'message': str(exc)}]) from exc
