@@ -129,6 +129,38 @@ def test_another_subject_gets_its_own_task(store: Store) -> None:
     assert sorted(t.subject_key for t in tasks(store)) == ['', 'case:10', 'case:9']
 
 
+def test_a_firing_of_another_tenant_never_folds_into_a_tenants_task(store: Store) -> None:
+    anywhere = listener(store, 'every tenant', debounce_seconds=60)
+    alpha = events.fire(store, 'order.paid', tenant=('org', 'alpha'), subject=CASE, context={'n': 1}, now=NOW)
+    beta = events.fire(
+        store,
+        'order.paid',
+        tenant=('org', 'beta'),
+        subject=CASE,
+        context={'n': 2},
+        now=NOW + timedelta(seconds=5),
+    )
+    none = events.fire(store, 'order.paid', subject=CASE, context={'n': 3}, now=NOW + timedelta(seconds=6))
+    again = events.fire(
+        store,
+        'order.paid',
+        tenant=('org', 'beta'),
+        subject=CASE,
+        context={'n': 4},
+        now=NOW + timedelta(seconds=9),
+    )
+    assert beta.debounced == [] and len(beta.queued) == 1 and beta.queued != alpha.queued
+    assert none.debounced == [] and len(none.queued) == 1
+    assert again.debounced == beta.queued and again.queued == []
+    found = {(t.tenant_type, t.tenant_id): (t.fires, t.context) for t in tasks(store)}
+    assert found == {
+        ('org', 'alpha'): (1, {'n': 1}),
+        ('org', 'beta'): (2, {'n': 4}),
+        (None, None): (1, {'n': 3}),
+    }
+    assert {t.standing_agent_id for t in tasks(store)} == {anywhere.id}
+
+
 def test_the_agents_own_subject_debounces_too(store: Store) -> None:
     listener(store, 'debounced', tenant='org:acme', subject='desk:sales', debounce_seconds=60)
     first = events.fire(store, 'order.paid', tenant=ACME, now=NOW)

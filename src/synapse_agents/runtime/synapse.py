@@ -210,9 +210,9 @@ class Synapse:
     ) -> Fired:
         """Start every standing agent listening to `event` in `tenant` (see docs/tasks.md).
 
-        The same event on the same subject within an agent's debounce window runs once. Returns
-        the tasks it queued and the queued ones it folded into; a bad name, scope or context raises
-        `TaskError` before anything is stored."""
+        The same event on the same subject in the same tenant within an agent's debounce window
+        runs once. Returns the tasks it queued and the queued ones it folded into; a bad name,
+        scope or context raises `TaskError` before anything is stored."""
         from ..tasks.service import task_service
 
         service = task_service(self.runtime)

@@ -2,11 +2,13 @@
 
 An agent hears an event in its own tenant (an agent with no tenant hears it in every tenant, and
 its run takes the event's tenant); the event's subject and context travel to the run. The same
-event on the same subject within an agent's `debounce_seconds` runs once: the first firing queues a
-task that starts when the window ends, and every firing inside the window folds into it (its
-context becomes the latest one, `fires` counts them), so one logical change saved in three
-statements is one run and one bill. The fold is decided under a lock on the standing agent's row,
-so concurrent firings on several servers fold the same way. Blocking.
+event on the same subject in the same tenant within an agent's `debounce_seconds` runs once: the
+first firing queues a task that starts when the window ends, and every firing inside the window
+folds into it (its context becomes the latest one, `fires` counts them), so one logical change
+saved in three statements is one run and one bill. A firing never folds into a task of another
+tenant: that task runs, is stored and is billed as its own tenant. The fold is decided under a
+lock on the standing agent's row, so concurrent firings on several servers fold the same way.
+Blocking.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import ColumnElement, insert, select, update
 
 from ..chat.scope import InvalidScope, Ref, Scope
 from ..store.schema import utcnow
@@ -127,9 +129,15 @@ def _fire_one(
         standing = session.get(StandingAgent, standing_id, with_for_update=True)
         if standing is None or not standing.enabled or event not in (standing.events or []):
             return
-        # The run's subject (the event's, else the agent's own) is what the queued task is keyed by.
+        # The run's tenant and subject (the event's, else the agent's own) key the queued task.
         own = f'{standing.subject_type}:{standing.subject_id}' if standing.subject_type is not None else ''
         subject_key = scope.label('subject') or own
+        own_tenant = (
+            (standing.tenant_type, standing.tenant_id)
+            if standing.tenant_type is not None and standing.tenant_id is not None
+            else None
+        )
+        tenant = scope.tenant or own_tenant
         window = timedelta(seconds=standing.debounce_seconds)
         if standing.debounce_seconds > 0:
             pending = session.scalar(
@@ -138,6 +146,7 @@ def _fire_one(
                     AgentTask.standing_agent_id == standing_id,
                     AgentTask.event == event,
                     AgentTask.subject_key == subject_key,
+                    *_same_tenant(tenant),
                     AgentTask.status == 'queued',
                     AgentTask.queued_at > moment - window,
                 )
@@ -165,3 +174,11 @@ def _fire_one(
         session.execute(insert(AgentTask).values(**values))
         fired.queued.append(str(values['id']))
         fired.starts[str(values['id'])] = values['not_before']
+
+
+def _same_tenant(tenant: Ref | None) -> list[ColumnElement[bool]]:
+    """Conditions matching the queued tasks of `tenant` (of no tenant, for None): a firing folds
+    only into a task of its own tenant, even for an agent that hears every tenant."""
+    if tenant is None:
+        return [AgentTask.tenant_type.is_(None), AgentTask.tenant_id.is_(None)]
+    return [AgentTask.tenant_type == tenant[0], AgentTask.tenant_id == tenant[1]]
