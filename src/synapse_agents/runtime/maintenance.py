@@ -5,7 +5,8 @@ changed in the dashboard applies from the next run on.
 
 The sweep runs once at start-up, before the root serves, and then every `HEARTBEAT_INTERVAL_S` as
 the heartbeat: `sweep_in_flight` heart-beats this process's instance first, then interrupts only
-what processes found gone left in flight (see `store.instances`); it also deletes the spending
+what processes found gone left in flight (see `store.instances`), and the decisions they held
+wait again (`store.decisions.give_back_dead_claims`); it also deletes the spending
 reservations past their expiry (a process died during the call: `accounting.limits`).
 """
 
@@ -17,8 +18,9 @@ from typing import TYPE_CHECKING
 from ..accounting.limits import sweep_expired
 from ..settings import Settings
 from ..store import Store
+from ..store.decisions import give_back_dead_claims
 from ..store.engine import writer
-from ..store.instances import HEARTBEAT_INTERVAL_S
+from ..store.instances import HEARTBEAT_INTERVAL_S, current, live_instances
 from ..store.turn_writes import sweep_in_flight
 from .jobs import Job
 
@@ -34,12 +36,17 @@ PRUNE_INTERVAL_S = 24 * 60 * 60
 
 
 def sweep(store: Store) -> tuple[int, int]:
-    """Mark turns and tool calls a previous process left in flight as interrupted, and remove the
-    spending reservations whose call never ended; how many turns and tool calls."""
+    """Mark turns and tool calls a previous process left in flight as interrupted, give back the
+    decisions held by processes that are gone (their calls wait again), and remove the spending
+    reservations whose call never ended; how many turns and tool calls were interrupted."""
     with writer(store.engine).begin() as connection:
         messages, tools = sweep_in_flight(connection)
+        # The instances found gone were just removed: what is left (and this process) is live.
+        given_back = give_back_dead_claims(connection, live_instances(connection, current()))
     if messages or tools:
         logger.warning('marked %d turns and %d tool calls left in flight as interrupted', messages, tools)
+    if given_back:
+        logger.warning('gave back %d tool call decisions whose turn never ended: they wait again', given_back)
     expired = sweep_expired(store)
     if expired:
         logger.warning('removed %d expired spending reservations (their calls never ended)', expired)

@@ -10,6 +10,13 @@ rows that still wait, so of two servers deciding the same calls exactly one gets
 other is told they were decided. A resumed turn that fails gives its calls back
 (`reopen_decisions`): the run that would have carried the decision left no history, so the
 conversation waits again.
+
+A claim names its holder: `claimed_by` is the `store_instances` id of the process whose turn
+carries the decisions, from the claim until that turn's final write (`release_claims`, in the same
+transaction as the completed answer). A claim whose holder is no longer live (`store.instances`:
+its process is gone, or its heartbeat is older than the lease) is dead: the turn that would have
+carried it never began or never ended, and the sweep gives the calls back (`give_back_dead_claims`).
+Liveness is the instances table's, so any server on the database decides it the same way.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select, update
 
+from .instances import current
 from .repository import Store
 from .schema import Message, ToolInvocation, utcnow
 
@@ -77,12 +85,14 @@ class Claim:
     result: Any = None
 
 
-def claim_decisions(claims: Sequence[Claim]) -> Callable[[Connection], bool]:
+def claim_decisions(claims: Sequence[Claim], holder: str | None = None) -> Callable[[Connection], bool]:
     """A write: store each claim on its row if every row still waits; True when it did.
 
     The rows are taken with one conditional UPDATE first, so a concurrent claim on another server
-    (PostgreSQL re-checks the condition after the first commits) takes none of them."""
+    (PostgreSQL re-checks the condition after the first commits) takes none of them. They are
+    held by `holder` (this process's instance by default) until the resumed turn ends."""
     ids = [claim.row_id for claim in claims]
+    held_by = holder or current().id
 
     def op(connection: Connection) -> bool:
         taken = connection.execute(
@@ -102,7 +112,13 @@ def claim_decisions(claims: Sequence[Claim]) -> Callable[[Connection], bool]:
             connection.execute(
                 update(ToolInvocation)
                 .where(ToolInvocation.id == claim.row_id)
-                .values(status=claim.status, error=claim.error, result=claim.result, finished_at=now)
+                .values(
+                    status=claim.status,
+                    error=claim.error,
+                    result=claim.result,
+                    finished_at=now,
+                    claimed_by=held_by,
+                )
             )
         return True
 
@@ -131,7 +147,30 @@ def reopen_decisions(row_ids: Sequence[str]) -> Callable[[Connection], None]:
         connection.execute(
             update(ToolInvocation)
             .where(ToolInvocation.id.in_(ids))
-            .values(status=AWAITING, error=None, result=None, finished_at=None)
+            .values(status=AWAITING, error=None, result=None, finished_at=None, claimed_by=None)
         )
 
     return op
+
+
+def release_claims(connection: Connection, row_ids: Sequence[str]) -> None:
+    """The turn that carried these decisions completed: they are settled, no longer held."""
+    if row_ids:
+        connection.execute(
+            update(ToolInvocation)
+            .where(ToolInvocation.id.in_(list(row_ids)), ToolInvocation.claimed_by.is_not(None))
+            .values(claimed_by=None)
+        )
+
+
+def give_back_dead_claims(connection: Connection, live: Sequence[str]) -> int:
+    """Decided calls held by an instance that is not in `live` wait again; how many.
+
+    Run by the sweep after `store.instances.live_instances`: their turn never began, or died
+    before its final write, so the tools they approved never ran to an answer."""
+    result = connection.execute(
+        update(ToolInvocation)
+        .where(ToolInvocation.claimed_by.is_not(None), ToolInvocation.claimed_by.not_in(list(live)))
+        .values(status=AWAITING, error=None, result=None, finished_at=None, claimed_by=None)
+    )
+    return int(getattr(result, 'rowcount', 0) or 0)

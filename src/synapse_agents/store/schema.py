@@ -186,11 +186,15 @@ class ToolInvocation(Base):
     duration_ms: Mapped[int | None] = mapped_column(Integer)
     owner: Mapped[str | None] = mapped_column(String(36))
     """The `store_instances` id of the process running the call (while it is `pending`)."""
+    claimed_by: Mapped[str | None] = mapped_column(String(36))
+    """A decided paused call: the instance whose turn carries the decision, until that turn ends
+    (`store/decisions.py`)."""
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column()
 
     __table_args__ = (
         Index('ix_tool_invocations_conversation', 'conversation_id', 'started_at'),
+        Index('ix_tool_invocations_claimed_by', 'claimed_by'),
         Index('ix_tool_invocations_name_conversation', 'name', 'conversation_id'),
         Index('ix_tool_invocations_run_call', 'run_id', 'tool_call_id'),
         Index('ix_tool_invocations_status', 'status'),

@@ -38,6 +38,7 @@ from sqlalchemy import (
 )
 
 from ..accounting.tables import SpendingReservation
+from .decisions import release_claims
 from .ids import new_id
 from .instances import LEASE_S, Instance, current, heartbeat, live_instances
 from .prepared import execute
@@ -111,6 +112,8 @@ class TurnEnd:
     notices: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     tool_count: int = 0
     """Function and native tool calls recorded in this turn (added to the conversation's count)."""
+    claimed: tuple[str, ...] = ()
+    """The paused calls whose decisions this turn carried: no longer held once it completes."""
 
 
 @dataclass
@@ -398,6 +401,8 @@ def end_turn(end: TurnEnd, *, started: Future[Any] | None = None) -> Callable[[C
                 .where(_tools.c.message_id == end.assistant_message_id, _tools.c.status == 'pending')
                 .values(status=settle, error=message, finished_at=now)
             )
+        if end.status == 'complete' and error is None:
+            release_claims(connection, end.claimed)
         end_totals(connection, end.conversation_id, now=now, error=error is not None)
         return True
 
