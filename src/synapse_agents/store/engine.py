@@ -1,15 +1,28 @@
-"""Creating the SQLAlchemy engine for SQLite (the embedded default) or PostgreSQL."""
+"""Creating the SQLAlchemy engine for SQLite (the embedded default) or PostgreSQL.
+
+A database error never carries its SQL out of the store: every engine cuts the errors it raises to
+the driver's first line (`terminating connection due to administrator command`, `database or disk
+is full`), without SQLAlchemy's `[SQL: ...]`, its `[parameters: ...]` or the driver's own further
+lines (PostgreSQL's `LINE 1: SELECT ...`, `DETAIL: Failing row contains (...)`). A batched write
+holds rows of several turns, so a statement's parameters may be anyone's words; an error card, a
+tool row, a trace or a task's error is shown to whoever ran the turn. The statement and the
+driver's whole text go to the `synapse.store` log at DEBUG.
+"""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 from pydantic_core import from_json
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExceptionContext, make_url
+from sqlalchemy.exc import StatementError
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+logger = logging.getLogger('synapse.store')
 
 
 class StoreConfigError(RuntimeError):
@@ -34,6 +47,7 @@ def create_store_engine(url: str, **kwargs: Any) -> Engine:
         )
         event.listen(engine, 'connect', _sqlite_connect)
         event.listen(engine, 'begin', _sqlite_begin)
+        event.listen(engine, 'handle_error', without_statement)
         return engine
     if backend == 'postgresql':
         try:
@@ -43,7 +57,9 @@ def create_store_engine(url: str, **kwargs: Any) -> Engine:
                 'PostgreSQL needs the psycopg driver: pip install "synapse-agents[postgres]"'
             ) from exc
         # pre_ping: a connection the server dropped is replaced instead of failing the next request.
-        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, **kwargs)
+        engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, **kwargs)
+        event.listen(engine, 'handle_error', without_statement)
+        return engine
     raise StoreConfigError(f'unsupported database {backend!r}: use SQLite or PostgreSQL')
 
 
@@ -80,3 +96,31 @@ def _sqlite_begin(connection: Any) -> None:
     # Straight to the driver: this runs for every transaction, and SQLAlchemy's statement machinery
     # costs more than the BEGIN itself.
     connection.connection.driver_connection.execute('BEGIN IMMEDIATE' if immediate else 'BEGIN')
+
+
+def without_statement(context: ExceptionContext) -> None:
+    """Cut the error SQLAlchemy is about to raise to the driver's first line (the `handle_error`
+    event): no statement, no parameters, no further lines of the driver's text.
+
+    The exception keeps its class (an `OperationalError` stays one) and the driver's exception its
+    attributes (`sqlstate`, `diag`): only what `str()` shows changes.
+    """
+    original = context.original_exception
+    logger.debug('database error: %s; statement: %s', original, context.statement)
+    said = shorten(original)
+    error = context.sqlalchemy_exception
+    if isinstance(error, StatementError):
+        error.statement = None
+        error.params = None
+        error.code = None  # SQLAlchemy's "(Background on this error at: ...)" line
+        error.detail = []
+        error.args = (f'({type(original).__module__}.{type(original).__name__}) {said}',)
+
+
+def shorten(error: BaseException) -> str:
+    """Cut what a driver's exception says to its first non-empty line (or its class name), in
+    place; that line."""
+    said = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+    if isinstance(error, Exception) and error.args != (said,):
+        error.args = (said,)
+    return said

@@ -23,6 +23,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 
+from .engine import shorten
+
 Params = Mapping[str, Any]
 
 
@@ -103,5 +105,10 @@ def execute(target: Connection | Session, statement: Executable, params: Params 
             cursor.execute(prepared.sql, values[0])
         else:
             cursor.executemany(prepared.sql, values)
+    except Exception as error:
+        # Straight from the driver, past the engine's `handle_error`: cut it the same way (a
+        # PostgreSQL DETAIL line quotes the refused row, which may hold other turns' words).
+        shorten(error)
+        raise
     finally:
         cursor.close()
