@@ -149,6 +149,38 @@ async def test_a_call_over_the_limit_is_refused_once_logged_and_never_retried(
     assert fallback_calls == []  # no fallback model was tried either
 
 
+class ServedAs(FunctionModel):
+    """A model asked for as `acme-1` whose responses name it otherwise, as an OpenAI-compatible server
+    (vLLM, a proxy) often does."""
+
+    @property
+    def model_name(self) -> str:
+        return PRICED
+
+
+async def test_a_response_named_otherwise_is_priced_as_the_model_asked_for_and_fills_the_limit(
+    engine: ChatEngine, store: Store
+) -> None:
+    add_price(store)
+    add_limit(store, 'tenant', 'org:acme', '0.15')
+    calls: list[int] = []
+    served = priced_model(calls=calls, name='acme-1-awq-2026-05')
+    model = ServedAs(stream_function=served.stream_function, model_name='acme-1-awq-2026-05')
+    assert failure(await turn(engine, priced_agent(model))) is None
+    (row,) = rows(store, LlmCall)
+    assert (row.model, row.cost, row.price_source) == ('acme-1-awq-2026-05', CALL_COST, 'registry')
+    assert card(await turn(engine, priced_agent(model))).exception_class == 'SpendingLimitExceeded'
+    assert calls == [1]
+
+    # An app's own agent, which writes its own rows, prices them the same way.
+    app_agent = priced_agent(model, capabilities=[Spending(store, settings=Settings(), tenant='org:beta')])
+    async with app_agent.run_stream('Hi') as streamed:
+        await streamed.get_output()
+    await engine.writes.drain()
+    (app_row,) = rows(store, LlmCall, tenant='org:beta')
+    assert (app_row.cost, app_row.price_source) == (CALL_COST, 'registry')
+
+
 async def test_the_limits_of_a_preset_and_a_user_apply_too(engine: ChatEngine, store: Store) -> None:
     add_price(store)
     add_limit(store, 'tenant', 'org:acme', '100')

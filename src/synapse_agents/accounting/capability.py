@@ -55,9 +55,11 @@ from .pricing import (
     Estimate,
     PricedCall,
     Pricer,
+    Requested,
     asked_max_tokens,
     estimated_input_tokens,
     pricer,
+    requested_models,
     serving_models,
 )
 from .usage_recorder import UsageCall, UsageRecorder, has_credits, load_usage_recorder, record
@@ -91,6 +93,10 @@ class Spending(AbstractCapability[Any]):
     """The ledger's run id; unset: pydantic-ai's."""
     module: str = 'app'
     """The ledger module of the rows this capability writes itself."""
+    parent_run_id: str | None = None
+    """The run that started this one, kept on the rows this capability writes itself."""
+    on_row: Callable[[dict[str, Any]], None] | None = None
+    """Told of each ledger row this capability writes itself (a turn adds its nested runs' rows)."""
     usage_recorder: UsageRecorder | None = None
     """The app's credit system; unset: the `usage_recorder` setting's."""
     writes: TurnWrites | WriteQueue | None = None
@@ -165,7 +171,7 @@ class Spending(AbstractCapability[Any]):
         self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
     ) -> ModelResponse:
         if self.records_ledger:
-            await self._write_ledger(ctx, response)
+            await self._write_ledger(ctx, response, requested_models(request_context.model))
         return response
 
     # -- the estimate --------------------------------------------------------------------------
@@ -225,7 +231,9 @@ class Spending(AbstractCapability[Any]):
         for row in rows:
             await record(credits, UsageCall.after(row))
 
-    async def _write_ledger(self, ctx: RunContext[Any], response: ModelResponse) -> None:
+    async def _write_ledger(
+        self, ctx: RunContext[Any], response: ModelResponse, requested: tuple[Requested, ...]
+    ) -> None:
         usage = response.usage
         prices = self.prices or await pricer(self.store, self._settings())
         price = prices.price(
@@ -237,6 +245,7 @@ class Spending(AbstractCapability[Any]):
             known_cost=Decimal(usage.cost) if usage.cost is not None else None,
             provider_url=response.provider_url,
             ask_genai=False,
+            requested=requested,
         )
         row = ledger_row(
             response,
@@ -246,7 +255,10 @@ class Spending(AbstractCapability[Any]):
             module=self.module,
             subject=self._subject(ctx),
             duration_ms=round((time.perf_counter() - self._started) * 1000) if self._started else None,
+            parent_run_id=self.parent_run_id,
         )
+        if self.on_row is not None:
+            self.on_row(row)
         settle = partial(limits.settle, ledger_row=row, reservation_id=self.settled(row))
         if self.writes is not None:
             self.writes.submit(settle)
@@ -271,6 +283,10 @@ class Spending(AbstractCapability[Any]):
         if self.writes is not None and self.store.dialect == 'sqlite':
             # One writer per process on SQLite: the queue's transaction holds the write lock.
             return await self.writes.run(decide)
+        if self.writes is not None:
+            # The turn's earlier requests (its nested runs' included) are settled first, so a
+            # reservation is never judged against one that is already a (cheaper) ledger row.
+            await self.writes.run(_nothing)
         return await anyio.to_thread.run_sync(_in_transaction, self.store, decide)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -365,6 +381,10 @@ def _exceeded(refusal: limits.Refusal) -> SpendingLimitExceeded:
         consumed=refusal.consumed,
         estimated=refusal.estimated,
     )
+
+
+def _nothing(_connection: Connection) -> None:
+    """A write that writes nothing: waiting for it waits for everything queued before it."""
 
 
 def _in_transaction(store: Store, op: Callable[[Connection], Any]) -> Any:

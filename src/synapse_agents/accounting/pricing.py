@@ -253,6 +253,22 @@ def serving_models(model: Model) -> list[Model]:
     return [model]
 
 
+Requested = tuple[str | None, str | None]
+"""A model a request was sent to: its name and its provider (pydantic-ai's `system`)."""
+
+
+def requested_models(model: Model) -> tuple[Requested, ...]:
+    """The models a request sent to `model` may be served by, as (name, provider)."""
+    return tuple((found.model_name, found.system) for found in serving_models(model))
+
+
+def _dearer(one: PricedCall, other: PricedCall) -> bool:
+    """Whether `one` costs more than `other` (compared in the reference currency, else as is)."""
+    if one.cost_reference is not None and other.cost_reference is not None:
+        return one.cost_reference > other.cost_reference
+    return one.currency == other.currency and (one.cost or 0) > (other.cost or 0)
+
+
 def asked_max_tokens(request_context: ModelRequestContext) -> int | None:
     """The request's `max_tokens`: its model settings', then its model's own (None: not set)."""
     for settings in (request_context.model_settings, request_context.model.settings):
@@ -311,10 +327,35 @@ class Pricer:
         known_cost: Decimal | None = None,
         provider_url: str | None = None,
         ask_genai: bool = True,
+        requested: Sequence[Requested] = (),
     ) -> PricedCall:
         """The price of one call: the registry's in force at `at`, else genai-prices' (`known_cost`
         when pydantic-ai already worked it out; with `ask_genai` False, a response pydantic-ai could
-        not price is not asked about again), else unpriced."""
+        not price is not asked about again), else the price of the model the request was sent to
+        (`requested`: a response whose own name matches nothing is priced as that model, the dearest
+        of them for a fallback model), else unpriced."""
+        found = self._price(usage, model, provider, at, hint, known_cost, provider_url, ask_genai)
+        if found.priced:
+            return found
+        for name, system in requested:
+            if name == model and system == provider:
+                continue  # already looked up above
+            candidate = self._price(usage, name, system, at, hint, None, None, True)
+            if candidate.priced and (not found.priced or _dearer(candidate, found)):
+                found = candidate
+        return found
+
+    def _price(
+        self,
+        usage: Any,
+        model: str | None,
+        provider: str | None,
+        at: datetime,
+        hint: str | None,
+        known_cost: Decimal | None,
+        provider_url: str | None,
+        ask_genai: bool,
+    ) -> PricedCall:
         moment = _aware(at)
         registry = self.registry_model(model, provider, hint)
         price = registry.in_force(moment) if registry is not None else None

@@ -23,6 +23,7 @@ Every write goes to the `WriteQueue`: no hook waits on the database.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from dataclasses import KW_ONLY, dataclass, field
 from decimal import Decimal
@@ -51,7 +52,7 @@ from pydantic_ai.tools import ToolDefinition
 from .._json import jsonable
 from ..accounting.capability import Spending, ledger_row
 from ..accounting.limits import Subject
-from ..accounting.pricing import PricedCall, Pricer
+from ..accounting.pricing import PricedCall, Pricer, Requested, requested_models
 from ..registry.prices import REGISTRY_SOURCE
 from ..store.decisions import AWAITING, mark_awaiting
 from ..store.ids import new_id
@@ -61,6 +62,8 @@ from ..store.write_queue import TurnWrites, WriteQueue
 from .deferred import PausedCall
 from .events import Notice, ToolTimed
 from .outcome import ERROR_OUTCOMES, native_tool_status
+
+_NESTED_LOCK = threading.Lock()
 
 
 @dataclass
@@ -110,6 +113,11 @@ class Recorder(AbstractCapability[Any]):
     currency with no rate): a turn's cost never adds two currencies."""
     registry_priced: bool = False
     """Whether the registry priced any of the run's responses."""
+    nested_costs: list[Decimal | None] = field(default_factory=list)
+    """The cost in the reference currency of each ledger row of the runs nested in this one."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    """The tokens of every ledger row of the turn: its own requests' and its nested runs'."""
     tool_count: int = 0
     """Function and native tool calls started (output-tool calls are not counted)."""
     _deferred: dict[str, _OpenTool] = field(default_factory=dict)
@@ -119,6 +127,8 @@ class Recorder(AbstractCapability[Any]):
     timings: list[ToolTimed] = field(default_factory=list)
     """Durations of tool calls finished since the engine last drained them (as stored)."""
     _request_started: float = 0.0
+    _requested: tuple[Requested, ...] = ()
+    """The models the current request was sent to: a response named otherwise is priced as them."""
     _tools: dict[str, _OpenTool] = field(default_factory=dict)
     _done: set[str] = field(default_factory=set)
 
@@ -128,6 +138,7 @@ class Recorder(AbstractCapability[Any]):
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         self._request_started = time.perf_counter()
+        self._requested = requested_models(request_context.model)
         return request_context
 
     async def after_model_request(
@@ -143,6 +154,8 @@ class Recorder(AbstractCapability[Any]):
         self.model_name = response.model_name or self.model_name
         self.provider_name = response.provider_name or self.provider_name
         self.llm_calls += 1
+        self.input_tokens += response.usage.input_tokens
+        self.output_tokens += response.usage.output_tokens
         row = ledger_row(
             response,
             price,
@@ -198,19 +211,29 @@ class Recorder(AbstractCapability[Any]):
             hint=self.price_hint,
             known_cost=known,
             ask_genai=False,
+            requested=self._requested,
         )
         if price.price_source == REGISTRY_SOURCE:
             self.registry_priced = True
         return price
 
+    def add_nested(self, row: dict[str, Any]) -> None:
+        """A ledger row of a run nested in this one (`accounting/nested.py`; from any thread)."""
+        with _NESTED_LOCK:
+            self.nested_costs.append(row['cost_reference'])
+            self.input_tokens += row['input_tokens'] or 0
+            self.output_tokens += row['output_tokens'] or 0
+
     def run_cost(self, usage_cost: Decimal | None) -> Decimal | None:
-        """The run's cost: `usage_cost` (pydantic-ai's) unless the registry priced a response; then
-        the sum of the ledger rows, None when any of them is unpriced."""
-        if not self.registry_priced:
+        """The turn's cost: `usage_cost` (pydantic-ai's) unless the registry priced a response or a
+        nested run made requests; then the sum of the turn's ledger rows, nested runs' included,
+        None when any of them is unpriced."""
+        if not self.registry_priced and not self.nested_costs:
             return usage_cost
-        if any(cost is None for cost in self.costs):
+        costs = [*self.costs, *self.nested_costs]
+        if any(cost is None for cost in costs):
             return None
-        return sum((cost for cost in self.costs if cost is not None), Decimal(0))
+        return sum((cost for cost in costs if cost is not None), Decimal(0))
 
     def record_unfinished(self, messages: list[ModelMessage]) -> None:
         """Write ledger rows for the run's responses that never completed (their usage counts too)."""

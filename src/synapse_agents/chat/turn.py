@@ -31,6 +31,7 @@ from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
 
 from .._json import jsonable
 from ..accounting.capability import Spending
+from ..accounting.nested import TurnAccount, accounted
 from ..deps_setup import missing_factory_hint
 from ..store.decisions import reopen_decisions
 from ..store.deps_values import remember_deps
@@ -50,7 +51,6 @@ from .outcome import (
     dump_messages,
     is_recoverable,
     usage_cost,
-    usage_summary,
 )
 from .prepared import PreparedTurn
 from .recorder import Recorder
@@ -118,6 +118,9 @@ class TurnStream:
             price_hint=turn.price_hint,
             spending=self.spending,
         )
+        self.account = TurnAccount(
+            self.spending, run_id=turn.run_id, module=turn.module, on_row=self.recorder.add_nested
+        )
 
     # -- the events ----------------------------------------------------------------------
 
@@ -170,7 +173,11 @@ class TurnStream:
             prompt: str | list[UserContent] | None = turn.message if turn.resume is None else None
             if turn.attachments and turn.resume is None:
                 prompt = [turn.message, *(a.content() for a in turn.attachments)]
-            with traced_turn(turn, self.queue), following(turn.model, turn.sub_agents):
+            with (
+                traced_turn(turn, self.queue),
+                following(turn.model, turn.sub_agents),
+                accounted(self.account),
+            ):
                 async with agent.run_stream_events(
                     prompt,
                     message_history=turn.history or None,
@@ -344,7 +351,6 @@ class TurnStream:
         output = result.output if result is not None else None
         parts = display_parts(messages, output, has_output=has_output)
         usage = self._usage()
-        summary = usage_summary(usage)
         return TurnEnd(
             assistant_message_id=self.turn.assistant_message_id,
             conversation_id=self.turn.conversation_id,
@@ -353,8 +359,8 @@ class TurnStream:
             parts=parts,
             model_messages=dump_messages(messages) if messages else None,
             usage=jsonable(usage) if usage is not None else None,
-            input_tokens=summary['input_tokens'],
-            output_tokens=summary['output_tokens'],
+            input_tokens=self.recorder.input_tokens,
+            output_tokens=self.recorder.output_tokens,
             cost=self.recorder.run_cost(usage_cost(usage)),
             duration_ms=self.duration_ms,
             meta=self.turn.meta(
@@ -367,7 +373,6 @@ class TurnStream:
             error=error,
             notices=[(n.message, {'kind': n.kind, **n.data}) for n in self.recorder.all_notices],
             tool_count=self.recorder.tool_count,
-            claimed=self.turn.claimed,
         )
 
 

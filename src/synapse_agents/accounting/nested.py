@@ -1,0 +1,130 @@
+"""Runs nested in a Synapse turn are accounted to it: every model request is a ledger row.
+
+An agent called from a tool (`await other.run(...)`, with or without `usage=ctx.usage`; from a sync
+tool, which pydantic-ai runs in a thread, with `anyio.from_thread.run` or a loop of its own) makes
+model requests the turn's own capabilities never see: they belong to another run. The engine opens a
+`TurnAccount` around each turn (`accounted`); it lives in a context variable, so every run started
+inside the turn sees it, in the same task, in child tasks and in the threads sync tools run in (they
+copy the context), as the trace sink does (`traces/sink.py`).
+
+`install()` wraps `Agent.iter` once per process (every `run`, `run_sync`, `run_stream` and
+`run_stream_events` goes through it). A run started while an account is open, other than the turn's
+own and carrying no `Spending` of its own, is given a `Spending` capability for that run only (as
+`run(capabilities=[...])` would; the agent itself is never changed). It reserves each model request
+against the limits of the turn's tenant, user and preset and of the nested agent, refuses it like
+any other, and writes the request's ledger row through the turn's write queue, settling the
+reservation in the row's transaction: the nested run's own `run_id`, the run it was started from as
+`parent_run_id`, the nested agent's name as `agent_key`, the turn's module, conversation, tenant,
+user and preset. Outside a turn nothing changes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic_ai import Agent
+from pydantic_ai._run_context import get_current_run_context
+from pydantic_ai.capabilities.abstract import AbstractCapability, leaf_capabilities
+
+from .capability import Spending
+
+
+@dataclass
+class TurnAccount:
+    """The turn nested runs are accounted to (see the module docstring)."""
+
+    spending: Spending
+    """The turn's own capability: where nested runs' reservations and rows go, and for whom."""
+    run_id: str
+    """The turn's run: its own requests are recorded by the turn, not here."""
+    module: str
+    """The ledger module of the nested runs' rows (the turn's)."""
+    on_row: Callable[[dict[str, Any]], None]
+    """Told of each nested ledger row (the turn adds its tokens and cost to the answer)."""
+
+    def capability(self, parent_run_id: str) -> Spending:
+        """A `Spending` for one nested run started from `parent_run_id`."""
+        return replace(
+            self.spending,
+            agent=None,  # the nested agent's name
+            run_id=None,  # the nested run's own
+            module=self.module,
+            records_ledger=True,
+            parent_run_id=parent_run_id,
+            on_row=self.on_row,
+        )
+
+    def takes(self, agent: Agent[Any, Any], options: dict[str, Any]) -> bool:
+        """Whether a run of `agent` started with `options` is a nested run to account here."""
+        if options.get('run_id') == self.run_id:
+            return False
+        given = [*(options.get('capabilities') or ()), agent.root_capability]
+        return not any(
+            isinstance(leaf, Spending)
+            for capability in given
+            if isinstance(capability, AbstractCapability)
+            for leaf in leaf_capabilities(capability)
+        )
+
+
+_ACCOUNT: ContextVar[TurnAccount | None] = ContextVar('synapse_turn_account', default=None)
+
+
+def current_account() -> TurnAccount | None:
+    """The account of the turn the caller is inside, if any."""
+    return _ACCOUNT.get()
+
+
+@contextmanager
+def accounted(account: TurnAccount) -> Iterator[None]:
+    """Account the runs started inside the block to `account`."""
+    install()
+    token = _ACCOUNT.set(account)
+    try:
+        yield
+    finally:
+        # A turn's event stream closed from another task cannot reset it there; that context is
+        # gone with its task anyway.
+        with suppress(ValueError):
+            _ACCOUNT.reset(token)
+
+
+_lock = threading.Lock()
+_installed = False
+
+
+def install() -> None:
+    """Wrap `Agent.iter` so that runs nested in a turn are accounted to it (once per process)."""
+    global _installed
+    if _installed:
+        return
+    with _lock:
+        if _installed:
+            return
+        original = Agent.iter
+
+        def iter(self: Agent[Any, Any], *args: Any, **kwargs: Any) -> Any:
+            account = _ACCOUNT.get()
+            if account is not None and account.takes(self, kwargs):
+                kwargs['capabilities'] = [
+                    *(kwargs.get('capabilities') or ()),
+                    account.capability(_parent_run_id(account)),
+                ]
+            return original(self, *args, **kwargs)
+
+        iter.__doc__ = original.__doc__
+        iter.__wrapped__ = original  # type: ignore[attr-defined]
+        Agent.iter = iter  # type: ignore[method-assign]
+        _installed = True
+
+
+def _parent_run_id(account: TurnAccount) -> str:
+    """The run the caller is inside (a tool's), else the turn's."""
+    ctx = get_current_run_context()
+    run_id = ctx.run_id if ctx is not None else None
+    return run_id or account.run_id
