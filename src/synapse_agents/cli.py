@@ -16,7 +16,8 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from . import __version__
-from .settings import LoadedSettings, load_settings
+from .redaction import mask_password
+from .settings import LoadedSettings, SettingValue, load_settings
 
 if TYPE_CHECKING:
     from .runtime import SynapseRuntime
@@ -180,7 +181,7 @@ def settings_command(
     stored = _registry_values(loaded)
     if as_json:
         payload = {
-            v.name: {'value': v.display() if v.name == 'token' else _jsonable(v.value), 'source': v.source}
+            v.name: {'value': v.display() if v.name == 'token' else _jsonable(_masked(v)), 'source': v.source}
             for v in loaded.values
         }
         payload.update({name: {'value': value, 'source': 'registry'} for name, value in stored.items()})
@@ -196,8 +197,16 @@ def settings_command(
             table.add_row(value.name, str(stored[value.name]), 'registry (database)', value.help)
             continue
         origin = value.source if not value.origin else f'{value.source} ({value.origin})'
-        table.add_row(value.name, value.display(), origin, value.help)
+        shown = _masked(value) if isinstance(value.value, str) else value.display()
+        table.add_row(value.name, str(shown), origin, value.help)
     console.print(table)
+
+
+def _masked(value: SettingValue) -> Any:
+    """A setting's value with the password of a URL (`database_url`, `queue_url`) masked."""
+    if isinstance(value.value, str) and '://' in value.value:
+        return mask_password(value.value)
+    return value.value
 
 
 def _registry_values(loaded: LoadedSettings) -> dict[str, Any]:

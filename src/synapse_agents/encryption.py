@@ -9,7 +9,9 @@ first encrypts, any of them decrypts (`MultiFernet`), so a key is rotated withou
 3. drop OLD from the setting.
 
 Only the ciphertext and the last four characters (what a user may be shown) are ever stored; the
-plain secret leaves this module only to build the client that uses it.
+plain secret leaves this module only to build the client that uses it. Every secret encrypted or
+decrypted here is also handed to `redaction`, so that a provider quoting it back (in an error) never
+gets it stored, shown or exported.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from pydantic import SecretStr
+
+from .redaction import remember
 
 SHOWN_CHARACTERS = 4
 """How many trailing characters of a secret may be shown (`••••abcd`)."""
@@ -72,6 +76,7 @@ class SecretBox:
                     f'secret_key: key {index + 1} is not a Fernet key (32 url-safe base64-encoded bytes). '
                     "Print one with 'synapse registry new-key'."
                 ) from exc
+        remember(*keys)
         return cls(keys)
 
     @property
@@ -86,17 +91,21 @@ class SecretBox:
 
     def encrypt(self, secret: str) -> str:
         """The ciphertext of `secret` under the first key."""
-        return self._fernet().encrypt(secret.encode()).decode()
+        token = self._fernet().encrypt(secret.encode()).decode()
+        remember(secret)
+        return token
 
     def decrypt(self, token: str) -> str:
         """The secret behind `token`; `UndecryptableSecret` when no configured key opens it."""
         try:
-            return self._fernet().decrypt(token.encode()).decode()
+            secret = self._fernet().decrypt(token.encode()).decode()
         except InvalidToken as exc:
             raise UndecryptableSecret(
                 'A stored secret cannot be decrypted with the configured secret_key: it was stored '
                 'under another key. Put that key back in secret_key (after the current one).'
             ) from exc
+        remember(secret)
+        return secret
 
     def rotate(self, token: str) -> str:
         """`token` re-encrypted under the first key (decrypted with any)."""

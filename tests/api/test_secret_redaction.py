@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanContext
 
 from fixtures.projects import FixtureProject
-from synapse_agents.discovery._describe import HIDDEN, redact, redact_args, redact_url
+from synapse_agents.redaction import HIDDEN, redact, redact_args, redact_url
 from synapse_agents.traces.rows import PARAMETERS, redact_parameters, without_secrets
 
 SECRETS = ('sk-url-1', 'sk-token-2', 'sk-header-3', 'sk-arg-4', 'sk-var-5', 'sk-env-6', 'pw-7')

@@ -24,6 +24,8 @@ from pydantic_ai.messages import AgentStreamEvent
 from pydantic_ai.run import AgentRunResultEvent
 from pydantic_ai.usage import RunUsage
 
+from ..redaction import scrub, scrub_value
+
 
 @dataclass
 class Notice:
@@ -77,12 +79,14 @@ class TurnFailed:
     @classmethod
     def from_exception(cls, error: BaseException, *, recoverable: bool) -> TurnFailed:
         """Describe `error`; the traceback is the formatted exception with its chain. A provider's
-        refusal leads with the provider's own message, not the exception's summary."""
+        refusal leads with the provider's own message, not the exception's summary. Every secret
+        Synapse holds is redacted from all of it (a provider may quote the key it was sent)."""
         from .provider_errors import card_message, provider_facts
 
-        text = ''.join(traceback_module.format_exception(error))
-        message = card_message(error, str(error) or type(error).__name__)
-        return cls(type(error).__name__, message, text, recoverable, error, provider=provider_facts(error))
+        text = scrub(''.join(traceback_module.format_exception(error)))
+        message = scrub(card_message(error, str(error) or type(error).__name__))
+        provider = scrub_value(provider_facts(error))
+        return cls(type(error).__name__, message, text, recoverable, error, provider=provider)
 
     def payload(self) -> dict[str, Any]:
         """The card as JSON: class, message, traceback, recoverable, provider."""

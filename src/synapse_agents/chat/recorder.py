@@ -53,6 +53,7 @@ from .._json import jsonable
 from ..accounting.capability import Spending, ledger_row
 from ..accounting.limits import Subject
 from ..accounting.pricing import PricedCall, Pricer, Requested, requested_models
+from ..redaction import scrub, scrub_value
 from ..registry.prices import REGISTRY_SOURCE
 from ..store.decisions import AWAITING, mark_awaiting
 from ..store.ids import new_id
@@ -191,7 +192,9 @@ class Recorder(AbstractCapability[Any]):
             self.add_notice(notice)
 
     def add_notice(self, notice: Notice) -> None:
-        """A notice for the stream (the engine drains `notices`) and for the stored turn."""
+        """A notice for the stream (the engine drains `notices`) and for the stored turn (secrets
+        redacted: a fallback's notice quotes the errors of the models that failed)."""
+        notice = Notice(notice.kind, scrub(notice.message), scrub_value(notice.data))
         self.notices.append(notice)
         self.all_notices.append(notice)
 
@@ -333,8 +336,8 @@ class Recorder(AbstractCapability[Any]):
             tool_finished(
                 open_tool.row_id,
                 status=status,
-                result=result,
-                error=error,
+                result=scrub_value(result),
+                error=scrub(error) if error is not None else None,
                 duration_ms=duration_ms,
                 finished_at=utcnow(),
                 provider_status=provider_status,

@@ -33,6 +33,7 @@ from .._json import jsonable
 from ..accounting.capability import Spending
 from ..accounting.nested import TurnAccount, accounted
 from ..deps_setup import missing_factory_hint
+from ..redaction import scrub, scrub_value
 from ..store.decisions import reopen_decisions
 from ..store.deps_values import remember_deps
 from ..store.files import remove_inside
@@ -278,7 +279,7 @@ class TurnStream:
         failure.interrupted_tools = [c for c, s in self.recorder.statuses.items() if s == 'interrupted']
         self._reopen()
         if isinstance(error, MissingApiKey):
-            failure.message = str(error)
+            failure.message = scrub(str(error))
         record = ErrorRecord(
             message_id=new_id(),
             exception_class=failure.exception_class,
@@ -355,9 +356,10 @@ class TurnStream:
             assistant_message_id=self.turn.assistant_message_id,
             conversation_id=self.turn.conversation_id,
             status=status,
-            content=answer_text(parts, output, has_output=has_output),
-            parts=parts,
-            model_messages=dump_messages(messages) if messages else None,
+            # Secrets redacted: a failed fallback attempt keeps the provider's error in the messages.
+            content=scrub(answer_text(parts, output, has_output=has_output)),
+            parts=scrub_value(parts),
+            model_messages=scrub_value(dump_messages(messages)) if messages else None,
             usage=jsonable(usage) if usage is not None else None,
             input_tokens=self.recorder.input_tokens,
             output_tokens=self.recorder.output_tokens,

@@ -16,16 +16,11 @@ from pydantic_ai import Agent
 from pydantic_ai.models import Model, parse_model_id
 
 from .._json import jsonable as to_jsonable
+from ..redaction import redact, redact_args
 from .agent_info import ModelRef, NativeToolInfo
 
 DEMO_PROVIDER = 'synapse'
 _QUALIFIER = re.compile(r'\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*)')
-_SECRET = re.compile(
-    r'token(?!s)|secret|password|passwd|api_?key|apikey|\bkey\b|authorization|credential|headers|cookie|\benv\b',
-    re.IGNORECASE,
-)
-HIDDEN = '********'
-_URL = re.compile(r'^[a-z][a-z0-9+.-]*://', re.IGNORECASE)
 
 
 def jsonable(value: Any) -> Any:
@@ -39,63 +34,6 @@ def checked_json(schema: Any) -> dict[str, Any]:
         raise TypeError(f'the schema is a {type(schema).__name__}, not a JSON object')
     json.dumps(schema)
     return schema
-
-
-def redact(options: dict[str, Any]) -> dict[str, Any]:
-    """Hide values whose key names a secret (tokens, keys, headers, env...), at any depth, and the
-    query values and credentials of every URL."""
-    return {key: _redacted(key, value) for key, value in options.items()}
-
-
-def _redacted(key: str, value: Any) -> Any:
-    if _SECRET.search(key) and value:
-        return HIDDEN
-    if isinstance(value, dict):
-        return redact({str(k): v for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return [_redacted('', item) for item in value]
-    if isinstance(value, str) and _URL.match(value):
-        return redact_url(value)
-    return value
-
-
-def redact_url(url: str) -> str:
-    """`url` with its password and every query value hidden (the names stay)."""
-    try:
-        parts = urlsplit(url)
-        host, port = parts.hostname or '', parts.port
-    except ValueError:
-        return HIDDEN
-    user = (
-        f'{parts.username}:{HIDDEN}@' if parts.password else (f'{parts.username}@' if parts.username else '')
-    )
-    netloc = f'{user}{host}:{port}' if port else f'{user}{host}'
-    query = '&'.join(
-        f'{name}={HIDDEN}' if sep else name
-        for name, sep, _ in (item.partition('=') for item in parts.query.split('&') if item)
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ''))
-
-
-def redact_args(args: list[str]) -> list[str]:
-    """A command line with the values of secret-like flags (`--api-key X`, `--token=X`) and
-    variables (`API_KEY=X`) hidden, and the URLs in it redacted."""
-    out: list[str] = []
-    hide_next = False
-    for arg in args:
-        if hide_next:
-            out.append(HIDDEN)
-            hide_next = False
-            continue
-        name, sep, _ = arg.partition('=')
-        if sep and _SECRET.search(name.lstrip('-')):
-            out.append(f'{name}={HIDDEN}')
-        elif arg.startswith('-') and _SECRET.search(arg.lstrip('-')):
-            out.append(arg)
-            hide_next = True
-        else:
-            out.append(redact_url(arg) if _URL.match(arg) else arg)
-    return out
 
 
 def model_ref(model: Model | str | None) -> ModelRef | None:

@@ -2,7 +2,8 @@
 
 The model is built the way configured agents build theirs (`providers.build_model`), so a test that
 passes means an agent on that provider can answer. A failure is reported with the exception's
-class and its own message, verbatim: what the provider (or the connection) said.
+class and its own message, verbatim: what the provider (or the connection) said, with every secret
+Synapse holds redacted (a provider may quote the key it was sent).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import anyio
 from starlette.concurrency import run_in_threadpool
 
 from ..encryption import SecretBox
+from ..redaction import scrub
 from ..store import Store
 from .entries import not_found
 from .read import by_key
@@ -38,7 +40,7 @@ def _error(exc: BaseException) -> ProviderTestError:
         if text and not any(text in part for part in parts):
             parts.append(text)
         current = current.__cause__ or current.__context__
-    return ProviderTestError(class_=type(exc).__name__, message=': '.join(parts) or type(exc).__name__)
+    return ProviderTestError(class_=type(exc).__name__, message=scrub(': '.join(parts)) or type(exc).__name__)
 
 
 async def _build(store: Store, box: SecretBox, provider_key: str, model_name: str) -> Any:

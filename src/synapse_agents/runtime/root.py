@@ -25,6 +25,7 @@ import anyio.to_thread
 import pluggy
 
 from ..plugins.manager import default_manager, plugin_jobs, plugin_tables
+from ..redaction import remember_settings
 from ..settings import LoadedSettings, Settings
 from ..store import Store
 from .jobs import JobRunner
@@ -81,6 +82,7 @@ class SynapseRuntime:
         from ..store.setup import open_store
 
         settings = loaded.settings
+        remember_settings(settings)
         if schema == 'ready':
             store = open_store(settings, auto_upgrade=True)
         else:

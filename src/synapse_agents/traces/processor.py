@@ -20,6 +20,7 @@ from typing import Any
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
+from ..redaction import scrub_value
 from .rows import debug_log_row, run_row, tool_row
 from .sink import RunPlace, TraceSink, current_sink
 from .tables import DebugLog, TraceRun, TraceTool
@@ -155,9 +156,11 @@ def _total(costs: list[Decimal | None]) -> Decimal | None:
 
 
 def _insert(table: Any, row: dict[str, Any]) -> Any:
+    """The row's insert, with every secret Synapse holds redacted from its texts (an error that
+    quotes a key, a tool's arguments or result); a debug log's `data` was redacted before packing."""
     from ..store.write_queue import Statement
 
-    return Statement(_statement(table), row)
+    return Statement(_statement(table), scrub_value(row))
 
 
 @lru_cache(maxsize=8)

@@ -27,6 +27,7 @@ from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import Link, SpanKind
 from opentelemetry.util.types import Attributes
 
+from ..redaction import remember_headers
 from .processor import processor
 from .rows import without_secrets
 from .sink import current_sink
@@ -126,6 +127,7 @@ def export_to(url: str | None, headers: str | None = None) -> str | None:
     if not url:
         return None
     endpoint = traces_endpoint(url)
+    remember_headers(headers)  # their values are secrets: redacted wherever they would appear
     _EXPORTS.configure(endpoint, parse_headers(headers))
     return endpoint
 

@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.trace import StatusCode
+from opentelemetry.sdk.trace import Event, ReadableSpan
+from opentelemetry.trace import Status, StatusCode
 
+from ..redaction import redact, scrub, scrub_value
 from ..store.ids import new_id
 from ..store.schema import utcnow
 from .sink import RunPlace, TraceSink
@@ -47,8 +48,6 @@ PARAMETERS = 'model_request_parameters'
 def redact_parameters(value: Any) -> Any:
     """pydantic-ai's request parameters with the credentials of native tools (an MCP server's
     token, headers, a URL's query) hidden: JSON text in, JSON text out."""
-    from ..discovery._describe import redact
-
     parsed = _parsed(value)
     if not isinstance(parsed, dict) or not parsed.get('native_tools'):
         return value
@@ -58,24 +57,41 @@ def redact_parameters(value: Any) -> Any:
 
 
 def without_secrets(span: ReadableSpan) -> ReadableSpan:
-    """`span`, or a copy whose request parameters hide native tools' credentials (for export)."""
-    attributes = span.attributes or {}
-    value = attributes.get(PARAMETERS)
-    if value is None:
-        return span
-    cleaned = redact_parameters(value)
-    if cleaned is value:
+    """`span` for export, or a copy of it when it holds a secret: native tools' credentials hidden
+    from its request parameters, and every secret Synapse holds redacted from its name, attributes,
+    events (an exception's message and stack trace) and status."""
+    original = dict(span.attributes or {})
+    attributes = dict(original)
+    if attributes.get(PARAMETERS) is not None:
+        attributes[PARAMETERS] = redact_parameters(attributes[PARAMETERS])
+    attributes = scrub_value(attributes)
+    events = [
+        Event(event.name, scrub_value(dict(event.attributes or {})), event.timestamp) for event in span.events
+    ]
+    status = span.status
+    if status.description:
+        status = Status(status.status_code, scrub(status.description))
+    name = scrub(span.name)
+    unchanged = (
+        attributes == original
+        and name == span.name
+        and status.description == span.status.description
+        and all(
+            new.attributes == dict(old.attributes or {}) for new, old in zip(events, span.events, strict=True)
+        )
+    )
+    if unchanged:
         return span
     return ReadableSpan(
-        name=span.name,
+        name=name,
         context=span.context,
         parent=span.parent,
         resource=span.resource,
-        attributes={**attributes, PARAMETERS: cleaned},
-        events=span.events,
+        attributes=attributes,
+        events=events,
         links=span.links,
         kind=span.kind,
-        status=span.status,
+        status=status,
         start_time=span.start_time,
         end_time=span.end_time,
         instrumentation_scope=span.instrumentation_scope,
@@ -218,7 +234,7 @@ def debug_log_row(
             data[key] = _parsed(attributes[attribute])
     if isinstance(data.get('parameters'), dict):
         data['parameters'] = redact_parameters(data['parameters'])
-    blob, size, truncated = pack(data, sink.body_limit)
+    blob, size, truncated = pack(scrub_value(data), sink.body_limit)
     input_tokens = _int(attributes.get('gen_ai.usage.input_tokens'))
     output_tokens = _int(attributes.get('gen_ai.usage.output_tokens'))
     reasons = attributes.get('gen_ai.response.finish_reasons') or ()
