@@ -32,7 +32,8 @@ MAX_LENGTH = 255
 
 
 class InvalidScope(ValueError):
-    """A scope part that is not a `(type, id)` pair of non-empty strings of at most 255 characters."""
+    """A scope part that is not a `(type, id)` pair of non-empty strings of at most 255 characters,
+    with no colon in the type."""
 
 
 class ScopeMismatch(Exception):
@@ -51,6 +52,9 @@ def _check(axis: str, value: object) -> Ref | None:
             raise InvalidScope(f'{axis} {name}: {len(part)} characters is more than {MAX_LENGTH}.')
         if '\x00' in part:
             raise InvalidScope(f'{axis} {name}: NUL characters are not accepted.')
+    if ':' in value[0]:
+        # `type:id` keys (the ledger, limits, filters) are read at the first colon.
+        raise InvalidScope(f"{axis} type: a type holds no ':' (an id may), got {value[0]!r:.80}.")
     return (value[0], value[1])
 
 
@@ -116,7 +120,9 @@ class Scope:
         return Scope(tenant=self.tenant, actor=asked.actor or self.actor, subject=self.subject)
 
     def label(self, axis: str) -> str | None:
-        """One axis as `type:id` (None when it is not set), as the ledger's `user` column keeps the actor."""
+        """One axis as `type:id` (None when it is not set), as the ledger's `user` column keeps the actor.
+
+        A type holds no colon, so the key is read back at its first colon: one key, one pair."""
         ref: Ref | None = getattr(self, axis)
         return f'{ref[0]}:{ref[1]}' if ref is not None else None
 
