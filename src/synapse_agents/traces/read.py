@@ -172,19 +172,49 @@ def tree(store: Store, agent_run_id: str) -> dict[str, Any] | None:
         children[tool.agent_run_id].append(node)
     for call in calls:
         children[call.agent_run_id].append(_call_node(call))
-    for run in runs:
+    trees = _Forest()
+    for run in sorted(runs, key=lambda r: (r.started_at, r.agent_run_id)):
         node = run_nodes[run.agent_run_id]
         holder = by_span.get(run.parent_span_id or '')
-        if holder is not None:
+        parent = holder['agent_run_id'] if holder is not None else run.parent_run_id
+        if parent not in run_nodes:
+            continue
+        if not trees.join(run.agent_run_id, parent):  # a tampered row: its parent is its descendant
+            node['corrupt'] = (
+                f'trace_runs {run.agent_run_id}: its parent run {parent} is one of its own runs (a cycle)'
+            )
+        elif holder is not None:
             holder['children'].append(node)
-        elif run.parent_run_id in run_nodes:
-            children[run.parent_run_id].append(node)
+        else:
+            children[parent].append(node)
     for run_id, nodes in children.items():
         if run_id in run_nodes:
             run_nodes[run_id]['children'].extend(nodes)
     for node in [*run_nodes.values(), *by_span.values()]:
         node['children'].sort(key=lambda child: child['started_at'])
     return run_nodes.get(agent_run_id)
+
+
+class _Forest:
+    """Runs joined to their parents, each once; a join that would close a loop is refused."""
+
+    def __init__(self) -> None:
+        self.top: dict[str, str] = {}
+
+    def _find(self, run_id: str) -> str:
+        top = self.top.setdefault(run_id, run_id)
+        while top != self.top[top]:
+            self.top[top] = self.top[self.top[top]]
+            top = self.top[top]
+        return top
+
+    def join(self, child: str, parent: str) -> bool:
+        """Put `child` (still the top of its own runs) under `parent`; False when `parent` is below it."""
+        top = self._find(parent)
+        if top == self._find(child):
+            return False
+        self.top[self._find(child)] = top
+        return True
 
 
 def call_detail(store: Store, debug_id: str) -> dict[str, Any] | None:

@@ -77,6 +77,8 @@ class TraceNode(BaseModel):
     cost: Amount | None = None
     model: str | None = None
     # a run's
+    corrupt: str | None = None
+    """Why the stored row cannot be shown as it is (its parent run is one of its own descendants)."""
     parent_run_id: str | None = None
     depth: int | None = None
     origin: str | None = None
