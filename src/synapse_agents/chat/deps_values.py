@@ -24,6 +24,8 @@ from functools import lru_cache
 from typing import Any
 
 from .._storable import Unreadable, loads
+from .deps_schema import CHECK_SECONDS, TooCostly, iter_errors
+from .deps_schema import problem as unsafe_part
 from .target import TurnTarget
 
 MAX_JSON_CHARS = 64 * 1024
@@ -121,6 +123,10 @@ def _schema_problem(schema_json: str) -> str | None:
         validator_for(schema).check_schema(schema)
     except SchemaError as exc:
         return f'not a valid JSON Schema: {exc.message}'
+    unsafe = unsafe_part(schema)
+    if unsafe is not None:
+        where, why = unsafe
+        return f'{where}: {why}' if where else why
     return None
 
 
@@ -146,7 +152,16 @@ def _first_error(schema: dict[str, Any], values: dict[str, Any]) -> tuple[str, s
     """Where the values fail the schema (a dotted path, '' for the object) and why, or None."""
     from jsonschema.exceptions import best_match
 
-    error = best_match(_validator(json.dumps(schema, sort_keys=True)).iter_errors(values))
+    try:
+        error = best_match(iter_errors(schema, values))
+    except TooCostly:
+        raise DepsRejected(
+            f'deps: checking the values against the schema took longer than {CHECK_SECONDS:g} s; '
+            'its patterns or its size are too costly for these values.',
+            code='deps_too_costly',
+        ) from None
+    except RecursionError:
+        raise DepsRejected('deps: the values nest too deeply for the schema to check them.') from None
     if error is None:
         return None
     path = [str(part) for part in error.absolute_path]
@@ -156,11 +171,3 @@ def _first_error(schema: dict[str, Any], values: dict[str, Any]) -> tuple[str, s
             path.append(str(missing[0]))
             return '.'.join(path), 'Field required'
     return '.'.join(path), error.message
-
-
-@lru_cache(maxsize=64)
-def _validator(schema_json: str) -> Any:
-    from jsonschema.validators import validator_for
-
-    schema = json.loads(schema_json)
-    return validator_for(schema)(schema)

@@ -17,6 +17,7 @@ from sqlalchemy import delete as sql_delete
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..chat.deps_schema import problem as unsafe_part
 from ..store import Store
 from ..store.schema import utcnow
 from .entries import assign, current, exists, found, insert, parse, same_key
@@ -65,6 +66,10 @@ def _check_spec(spec: Mapping[str, Any]) -> None:
         AgentSpec.model_validate(dict(spec))
     except ValidationError as exc:
         raise from_validation(exc, 'body.spec') from None
+    unsafe = unsafe_part(spec.get('deps_schema'))
+    if unsafe is not None:  # a reference outside it, a reference cycle, a catastrophic pattern
+        where, why = unsafe
+        raise invalid_field('.'.join(part for part in ('body.spec.deps_schema', where) if part), why)
 
 
 def _check_references(session: Session, entry: AgentInput) -> None:
