@@ -216,7 +216,9 @@ def limits_list(
             row.scope,
             escape(row.scope_id),
             f'{row.period} ({row.timezone})' if row.period.startswith('calendar') else row.period,
-            f'{decimal_text(row.amount)} {row.currency}',
+            f'corrupt: {escape(found.corrupt)}'
+            if found.corrupt
+            else f'{decimal_text(row.amount)} {row.currency}',
             decimal_text(found.consumed),
             decimal_text(found.headroom),
             window,

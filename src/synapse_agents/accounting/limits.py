@@ -6,7 +6,9 @@ period: a calendar day or month in the limit's time zone, or a sliding day (24 h
 its preset's); every one is checked.
 
 What a limit holds (`consumption`) is the ledger's spend in its window plus every live
-reservation that names its scope, in the limit's currency. Both are read by one statement, so a
+reservation that names its scope, in the limit's currency. A limit whose stored amount cannot be
+read (edited by hand) refuses every call it applies to: `reserve` raises `corrupt.CorruptRow`
+naming it, and no model call is made. Both are read by one statement, so a
 call settling meanwhile (its reservation deleted in the transaction that inserts its ledger row)
 is counted once, never twice or not at all. Amounts in another currency are converted with the
 current `currency_rates`; a cost in a currency with no rate cannot be counted (add the rate).
@@ -42,6 +44,7 @@ from sqlalchemy import (
     union_all,
 )
 
+from ..corrupt import CorruptRow, unreadable_amount
 from ..store.ids import new_id
 from ..store.schema import LlmCall, Money, utcnow
 from ..store.turn_writes import record_llm_call, release_reservation
@@ -72,6 +75,8 @@ _RESERVED_COLUMN = {
 }
 
 _LIMIT_COLUMNS = tuple(inspect(SpendingLimit).columns)
+UNREADABLE = 'amount is not a number'
+REFUSED = 'every model call this limit applies to is refused until its amount is changed'
 
 
 # -- windows -----------------------------------------------------------------------------------
@@ -261,6 +266,9 @@ def reserve(
     limits = [SpendingLimit(**row._mapping) for row in connection.execute(locked).all()]
     if not limits:
         return Decision()
+    for limit in limits:
+        if unreadable_amount(limit.amount):  # a limit that cannot be read lets nothing through
+            raise CorruptRow('spending_limits', limit.id, f'{UNREADABLE}: {REFUSED}')
     refusals: list[Refusal] = []
     for limit, consumed in zip(limits, consumptions_in(connection, limits, moment, settings), strict=True):
         estimated = convert(request.amount, request.currency, limit.currency, settings)

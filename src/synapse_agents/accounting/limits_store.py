@@ -23,8 +23,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ..corrupt import CorruptRow, note, unreadable_amount
 from ..store.schema import utcnow
-from .limits import consumption, window
+from .limits import UNREADABLE, consumption, window
 from .tables import SpendingLimit, SpendingOverrun
 
 if TYPE_CHECKING:
@@ -148,6 +149,15 @@ class LimitStatus:
     """`amount - consumed`, never below 0."""
     window_start: datetime
     window_end: datetime
+    corrupt: str | None = None
+    """Set when the stored amount is not a number (`unreadable`): nothing may be spent (headroom 0)."""
+
+
+def unreadable(limit: SpendingLimit) -> CorruptRow | None:
+    """The error naming a limit whose stored amount cannot be read (edited by hand), or None."""
+    if unreadable_amount(limit.amount):
+        return CorruptRow('spending_limits', limit.id, UNREADABLE)
+    return None
 
 
 # -- validation --------------------------------------------------------------------------------
@@ -223,14 +233,17 @@ def listing(store: Store) -> Sequence[SpendingLimit]:
         return rows
 
 
-def get(store: Store, limit_id: str) -> SpendingLimit:
-    """One limit; a 404 `LimitError` when there is none."""
+def get(store: Store, limit_id: str, *, readable: bool = False) -> SpendingLimit:
+    """One limit; a 404 `LimitError` when there is none, `CorruptRow` when `readable` and its amount
+    cannot be read."""
     with store.read() as session:
         found = session.get(SpendingLimit, limit_id)
         if found is None:
             raise not_found(limit_id)
         session.expunge(found)
-        return found
+    if readable and (problem := unreadable(found)) is not None:
+        raise problem
+    return found
 
 
 def create(store: Store, settings: Settings, body: LimitInput) -> SpendingLimit:
@@ -257,6 +270,8 @@ def update(store: Store, settings: Settings, limit_id: str, patch: LimitPatch) -
         if row is None:
             raise not_found(limit_id)
         current = {name: getattr(row, name) for name in LimitInput.model_fields}
+        if 'amount' not in given and (problem := unreadable(row)) is not None:
+            raise problem  # a change that gives no amount would keep the one that cannot be read
         values = _validated({**current, **given}, settings)
         existing = _same(session, values, other_than=limit_id)
         if existing is not None:
@@ -294,6 +309,9 @@ def status(
     moment = now or utcnow()
     start, end = window(limit, moment)
     consumed = consumption(store, limit, moment, settings)
+    if unreadable_amount(limit.amount):
+        corrupt = note('spending_limits', limit.id, UNREADABLE)
+        return LimitStatus(limit, consumed, Decimal(0), start, end, corrupt)
     return LimitStatus(limit, consumed, max(limit.amount - consumed, Decimal(0)), start, end)
 
 

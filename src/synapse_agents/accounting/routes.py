@@ -179,10 +179,17 @@ class Limit(BaseModel):
     scope: str
     scope_id: str
     period: str
-    amount: DecimalText
+    amount: DecimalText | None = Field(
+        description='Null only when the stored amount cannot be read (`corrupt`).'
+    )
     currency: str
     timezone: str
     enabled: bool
+    corrupt: str | None = Field(
+        None,
+        description='Set when the stored row cannot be read (an amount that is not a number, edited by '
+        'hand): the limit then refuses every call it applies to, until its amount is changed.',
+    )
     consumed: DecimalText = Field(description='Spent and reserved in the current window, in `currency`.')
     headroom: DecimalText = Field(description='`amount - consumed`, never below 0.')
     window_start: Timestamp
@@ -198,10 +205,11 @@ class Limit(BaseModel):
             scope=row.scope,
             scope_id=row.scope_id,
             period=row.period,
-            amount=row.amount,
+            amount=None if found.corrupt else row.amount,
             currency=row.currency,
             timezone=row.timezone,
             enabled=row.enabled,
+            corrupt=found.corrupt,
             consumed=found.consumed,
             headroom=found.headroom,
             window_start=found.window_start,
@@ -255,7 +263,8 @@ def _statuses(context: SynapseContext) -> list[LimitStatus]:
 
 
 def _status(context: SynapseContext, limit_id: str) -> LimitStatus:
-    return limits_store.status(context.store, context.settings, limits_store.get(context.store, limit_id))
+    found = limits_store.get(context.store, limit_id, readable=True)
+    return limits_store.status(context.store, context.settings, found)
 
 
 @router.get('/api/limits', response_model=LimitList)

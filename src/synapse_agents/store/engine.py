@@ -15,10 +15,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from pydantic_core import from_json
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import StatementError
+
+from ..corrupt import read_json
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -33,8 +34,9 @@ def create_store_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for `url`: SQLite in WAL mode with a busy timeout, or PostgreSQL via psycopg."""
     parsed = make_url(url)
     # JSON columns are read with pydantic-core's parser: a replay reads thousands of tool values,
-    # and the standard library's `json.loads` was the larger part of its time.
-    kwargs.setdefault('json_deserializer', from_json)
+    # and the standard library's `json.loads` was the larger part of its time. Text that is not JSON
+    # reads as `NotJson`, so a damaged row never stops a query's other rows (`corrupt.py`).
+    kwargs.setdefault('json_deserializer', read_json)
     backend = parsed.get_backend_name()
     if backend == 'sqlite':
         database = parsed.database

@@ -55,6 +55,7 @@ class Money(TypeDecorator[Decimal]):
     SQLite has no decimal type (a NUMERIC column holds a float, and its SUM adds floats), so there
     the amount is stored as a whole number of units, whose SUM is exact. Either way it reads back as
     a `Decimal` with 10 places; a float given (a hand-written row) is taken as the decimal it prints as.
+    A stored value that is not a finite number reads as `Decimal('NaN')`.
     """
 
     impl = Numeric(20, COST_SCALE, asdecimal=True)
@@ -74,9 +75,14 @@ class Money(TypeDecorator[Decimal]):
     def process_result_value(self, value: Any, dialect: Dialect) -> Decimal | None:
         if value is None:
             return None
-        if dialect.name == 'sqlite':
-            return Decimal(int(value)).scaleb(-COST_SCALE)
-        return Decimal(value).quantize(_QUANTUM)
+        try:
+            if dialect.name == 'sqlite':
+                return Decimal(int(value)).scaleb(-COST_SCALE)
+            return Decimal(value).quantize(_QUANTUM)
+        except (ArithmeticError, TypeError, ValueError):
+            # A hand-edited row ('abc', NaN, Infinity): read as NaN, so the query still returns its
+            # other rows and the reader names this one (`corrupt.unreadable_amount`).
+            return Decimal('NaN')
 
 
 class Base(DeclarativeBase):

@@ -23,12 +23,13 @@ from pydantic_ai.run import AgentRunResultEvent
 
 from .._json import jsonable
 from .._words import plural
-from ..accounting.limits import Subject, applicable_limits, consumption
+from ..accounting.limits import REFUSED, UNREADABLE, Subject, applicable_limits, consumption
 from ..accounting.spend import decimal_text
 from ..chat.engine import TurnRejected
 from ..chat.events import TurnFailed, TurnFinished, TurnStarted
 from ..chat.request import TurnRequest
 from ..chat.scope import Scope
+from ..corrupt import unreadable_amount
 from ..store.schema import utcnow
 from ..traces.sink import RunPlace
 from . import queue
@@ -77,6 +78,11 @@ def limit_refusal(runtime: SynapseRuntime, task: AgentTask, preset: str | None) 
     for limit in applicable_limits(
         store, tenant=subject.tenant, user=subject.user, agent=subject.agent, preset=preset
     ):
+        if unreadable_amount(limit.amount):
+            return (
+                f'spending_limits {limit.id}: {UNREADABLE}: {REFUSED}. '
+                'The task did not start and cost nothing.'
+            )
         spent = consumption(store, limit, now, runtime.settings)
         if spent >= limit.amount:
             return (

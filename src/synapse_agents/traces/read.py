@@ -234,7 +234,7 @@ def call_detail(store: Store, debug_id: str) -> dict[str, Any] | None:
             conversation_id=call.conversation_id,
             total_tokens=call.total_tokens,
             data_bytes=call.data_bytes,
-            data=unpack(call.data),
+            data=unpack(call.data, call.id),
         )
         return node
 

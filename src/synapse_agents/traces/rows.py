@@ -18,6 +18,7 @@ from typing import Any
 from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.trace import Status, StatusCode
 
+from ..corrupt import CorruptRow
 from ..redaction import redact, scrub, scrub_value
 from ..store.ids import new_id
 from ..store.schema import utcnow
@@ -168,9 +169,16 @@ def pack(data: dict[str, Any], limit: int) -> tuple[bytes, int, bool]:
     return zlib.compress(raw, 6), len(raw), truncated
 
 
-def unpack(blob: bytes) -> Any:
-    """The `data` of a debug log."""
-    return json.loads(zlib.decompress(blob))
+def unpack(blob: bytes, debug_id: str = '?') -> Any:
+    """The `data` of a debug log; `CorruptRow` naming the row when it is not zlib-compressed JSON."""
+    try:
+        raw = zlib.decompress(blob)
+    except (zlib.error, TypeError) as exc:
+        raise CorruptRow('debug_logs', debug_id, f'data is not zlib-compressed ({exc})') from None
+    try:
+        return json.loads(raw)
+    except ValueError as exc:  # UnicodeDecodeError included
+        raise CorruptRow('debug_logs', debug_id, f'data is not JSON ({str(exc)[:120]})') from None
 
 
 def _cost(attributes: dict[str, Any], sink: TraceSink) -> Decimal | None:

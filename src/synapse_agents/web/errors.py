@@ -5,6 +5,10 @@
 `message` says what was wrong in words a user can act on; `fields` (validation errors only)
 lists each bad input as {"location", "message"}.
 
+A stored row Synapse cannot read (`corrupt.CorruptRow`: edited by hand, or damaged) is a 409 with
+code `corrupt_row` and the row named: `{"code": "corrupt_row", "message": ..., "table": ...,
+"id": ..., "detail": ...}`.
+
 A failing database (unreachable, locked past the busy timeout, a corrupted file) is a 503 with code
 `store_unavailable`; anything else unexpected is a 500 with code `internal`. Both are logged with
 their traceback, and both carry the security headers: the 500 answer is written by Starlette's
@@ -30,6 +34,7 @@ from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..corrupt import CorruptRow
 from ..store.ids import is_valid_id, shown_id
 from .hardening import SECURITY_HEADERS
 
@@ -136,6 +141,11 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.status, exc.message, exc.code, **exc.extra)
+
+    @app.exception_handler(CorruptRow)
+    async def _corrupt(_request: Request, exc: CorruptRow) -> JSONResponse:
+        logger.warning('a stored row cannot be read: %s', exc)
+        return error_response(409, str(exc), 'corrupt_row', table=exc.table, id=exc.row_id, detail=exc.detail)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:

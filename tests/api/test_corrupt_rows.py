@@ -1,0 +1,192 @@
+"""Rows edited by hand or damaged, written here with raw SQL, on every selected database: a listing
+loads the other rows and marks the bad one (`corrupt`), a detail answers 409 `corrupt_row` naming
+the table and the row, a turn or a task that would need the value is refused naming the row, and
+the CLI says so in one line. Never a 500.
+
+Where the database cannot hold the damage (PostgreSQL's NUMERIC and JSONB refuse text that is not
+a number or not JSON), the test stores what it can hold that is still wrong: NaN for an amount, a
+JSON value of the wrong kind.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+from typer.testing import CliRunner
+
+from chat_helpers import DEMO, agent_catalog, collect, decode, failure
+from spending_models import CALL_COST, add_limit, add_price, priced_agent
+from synapse_agents.chat.engine import ChatEngine
+from synapse_agents.chat.request import TurnRequest
+from synapse_agents.chat.scope import Scope
+from synapse_agents.chat.target import TurnTarget
+from synapse_agents.cli import app as cli_app
+from synapse_agents.settings import Settings
+from synapse_agents.store import Store
+from synapse_agents.store.ids import new_id
+from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.traces.tables import DebugLog
+from synapse_agents.web import SynapseContext
+
+GREETER = 'chat_agents.greeter'
+SUPPORT = DEMO + 'support-agent'
+
+
+@pytest.fixture
+def context(context: SynapseContext) -> SynapseContext:
+    context.catalog = agent_catalog()
+    return context
+
+
+def sql(store: Store, statement: str, **values: Any) -> None:
+    with store.engine.begin() as connection:
+        connection.execute(text(statement), values)
+
+
+def corrupt_answer(response: Any, table: str, row_id: str) -> str:
+    """The 409 `corrupt_row` answer naming the row; its message."""
+    assert response.status_code == 409, response.text
+    error = response.json()['error']
+    assert (error['code'], error['table'], error['id']) == ('corrupt_row', table, row_id), error
+    assert error['message'].startswith(f'{table} {row_id}: ') and error['detail'] in error['message']
+    message: str = error['message']
+    return message
+
+
+def cli(*args: str) -> Any:
+    return CliRunner().invoke(cli_app, list(args), env={'COLUMNS': '400'})
+
+
+def one_line(result: Any, table: str, row_id: str) -> None:
+    assert result.exit_code == 1, result.output
+    assert f'Error: {table} {row_id}: ' in ' '.join(result.output.split()), result.output
+    assert 'Traceback' not in result.output
+
+
+def chat(client: TestClient, slug: str, message: str = 'hi', **data: Any) -> Any:
+    return client.post(f'/api/agents/{slug}/chat', data={'message': message, **data})
+
+
+def new_conversation(client: TestClient) -> str:
+    chunks = decode(chat(client, GREETER).text)
+    conversation_id: str = chunks[0]['messageMetadata']['conversation_id']
+    return conversation_id
+
+
+# -- (a) a limit's amount ----------------------------------------------------------------------
+
+
+def spoil_amount(store: Store, limit_id: str) -> None:
+    """An amount that is not a number: text on SQLite, NaN on PostgreSQL (its NUMERIC takes no text)."""
+    value = 'a lot' if store.dialect == 'sqlite' else 'NaN'
+    cast = ':value' if store.dialect == 'sqlite' else 'CAST(:value AS numeric)'
+    sql(store, f'UPDATE spending_limits SET amount = {cast} WHERE id = :id', value=value, id=limit_id)
+
+
+@pytest.fixture
+def engine(store: Store) -> Iterator[ChatEngine]:
+    writes = WriteQueue(store)
+    yield ChatEngine(store, writes, Settings())
+    writes.close()
+
+
+def test_a_limit_whose_amount_is_not_a_number_is_marked_and_refuses_the_turns_it_applies_to(
+    client: TestClient, store: Store, engine: ChatEngine
+) -> None:
+    add_price(store)
+    good = add_limit(store, 'tenant', 'org:beta', '5')
+    bad = add_limit(store, 'tenant', 'org:acme', '5')
+    spoil_amount(store, bad.id)
+    listed = client.get('/api/limits')
+    assert listed.status_code == 200, listed.text
+    rows = {row['id']: row for row in listed.json()['limits']}
+    assert rows[good.id]['amount'] == '5' and rows[good.id]['corrupt'] is None
+    assert rows[bad.id]['amount'] is None and rows[bad.id]['headroom'] == '0'
+    assert rows[bad.id]['corrupt'] == f'spending_limits {bad.id}: amount is not a number'
+    corrupt_answer(client.get(f'/api/limits/{bad.id}'), 'spending_limits', bad.id)
+    # The CLI lists the others and marks it.
+    result = cli('limits', 'list')
+    assert result.exit_code == 0, result.output
+    assert 'org:beta' in result.output
+    assert f'corrupt: spending_limits {bad.id}: amount is not a number' in result.output
+    # A turn it applies to cannot know how much is left: refused, naming the row, nothing spent.
+    target = TurnTarget.for_agent(priced_agent(), slug='priced')
+    scope = Scope(tenant=('org', 'acme'), actor=('user', '1'))
+    prepared = engine.prepare(TurnRequest(target, 'Hi', scope=scope, origin='app'))
+    assert client.portal is not None
+    events = client.portal.call(lambda: _run(engine, prepared))
+    failed = failure(events)
+    assert failed is not None and f'spending_limits {bad.id}: amount is not a number' in failed.message
+    # One it does not apply to runs.
+    other = Scope(tenant=('org', 'beta'), actor=('user', '1'))
+    prepared = engine.prepare(TurnRequest(target, 'Hi', scope=other, origin='app'))
+    assert failure(client.portal.call(lambda: _run(engine, prepared))) is None
+    # Changing its amount mends it.
+    mended = client.patch(f'/api/limits/{bad.id}', json={'amount': str(CALL_COST * 10)})
+    assert mended.status_code == 200, mended.text
+    assert client.get(f'/api/limits/{bad.id}').json()['amount'] == '1'
+
+
+async def _run(engine: ChatEngine, prepared: Any) -> list[Any]:
+    events = await collect(engine.stream(await prepared))
+    await engine.writes.drain()
+    return events
+
+
+# -- (b) a model call's data -------------------------------------------------------------------
+
+
+def trace_with_call(store: Store) -> tuple[str, str]:
+    run_id, call_id = 'run-' + new_id(), new_id()
+    columns = (
+        'agent_run_id, parent_run_id, root_run_id, depth, is_root, origin, module, trace_id, span_id, '
+        'status, input_tokens, output_tokens, model_calls, tool_calls, started_at, finished_at, duration_ms'
+    )
+    sql(
+        store,
+        f'INSERT INTO trace_runs ({columns}) VALUES (:id, NULL, :id, 0, :yes, :origin, '
+        "'chat', :trace, :span, 'ok', 0, 0, 1, 0, :at, :at, 0)",
+        id=run_id,
+        yes=True,
+        origin='direct',
+        trace='0' * 32,
+        span='1' * 16,
+        at='2026-01-01 10:00:00',
+    )
+    with store.write() as session:
+        session.add(
+            DebugLog(
+                id=call_id,
+                agent_run_id=run_id,
+                root_run_id=run_id,
+                origin='direct',
+                module='chat',
+                action='chat_turn',
+                span_id='2' * 16,
+                parent_span_id='1' * 16,
+                data=zlib.compress(b'{"request": {}}'),
+            )
+        )
+    return run_id, call_id
+
+
+@pytest.mark.parametrize(
+    ('data', 'detail'),
+    [(b'not zlib at all', 'data is not zlib-compressed'), (zlib.compress(b'{oops'), 'data is not JSON')],
+)
+def test_a_model_calls_damaged_data_is_a_409_and_its_trace_loads(
+    client: TestClient, store: Store, data: bytes, detail: str
+) -> None:
+    run_id, call_id = trace_with_call(store)
+    sql(store, 'UPDATE debug_logs SET data = :data WHERE id = :id', data=data, id=call_id)
+    message = corrupt_answer(client.get(f'/api/traces/calls/{call_id}'), 'debug_logs', call_id)
+    assert detail in message
+    tree = client.get(f'/api/traces/{run_id}')
+    assert tree.status_code == 200, tree.text
+    assert [child['kind'] for child in tree.json()['root']['children']] == ['model']
+    one_line(cli('traces', 'call', call_id), 'debug_logs', call_id)
