@@ -203,7 +203,7 @@ def test_create_list_read_change_and_remove(client: TestClient, store: Store) ->
     assert [row['id'] for row in client.get(STANDING).json()['standing_agents']] == [other['id']]
     # Its tasks are history and stay; its subscriptions are gone, so the event starts nothing.
     assert detail(client, task['id'])['standing_agent_id'] == created['id']
-    assert fire(client, event='x.y') == {'event': 'x.y', 'queued': [], 'debounced': []}
+    assert fire(client, event='x.y') == {'event': 'x.y', 'queued': [], 'debounced': [], 'notice': None}
     assert counts(store)['standing_agent_events'] == 0
 
 
@@ -397,7 +397,7 @@ def test_debounce_folds_a_second_firing_into_the_queued_run(client: TestClient, 
     task_id = first['queued'][0]
     before = counts(store)
     second = fire(client, event='order.updated', subject='order:1', context={'step': 2})
-    assert second == {'event': 'order.updated', 'queued': [], 'debounced': [task_id]}
+    assert second == {'event': 'order.updated', 'queued': [], 'debounced': [task_id], 'notice': None}
     assert counts(store) == before
     task = detail(client, task_id)
     assert values(task, 'fires context status') == (2, {'step': 2}, 'queued')

@@ -105,8 +105,9 @@ def test_a_fired_event_and_a_run_now_are_run_by_a_worker(database: str, isolated
                 'order.shipped', tenant=('org', 'acme'), subject=('order', '7'), context={'n': 7}
             )
             manual = service.run_now(standing.id)
+        assert fired.notice is None and manual.notice is None  # the broker answered: published at once
         [event_task] = fired.queued
-        for task_id, trigger in ((event_task, 'event'), (manual, 'manual')):
+        for task_id, trigger in ((event_task, 'event'), (manual.task_id, 'manual')):
             task = final(store, task_id)
             assert (task.status, task.trigger, task.error) == ('succeeded', trigger, None)
             assert task.worker is not None and task.worker.endswith(f':{worker.process.pid}:celery')
@@ -164,7 +165,7 @@ def test_a_worker_killed_mid_task_leaves_it_running_until_the_sweep_fails_it(
         )
         worker.wait_for(' ready.')
         with service_on(database, 'e2e-kill') as service:
-            task_id = service.run_now(standing.id)
+            task_id = service.run_now(standing.id).task_id
 
         def napping() -> bool:
             task, logs = queue.get_task(store, task_id)

@@ -277,10 +277,13 @@ def run_command(
     with opened(ctx, agents=wait, demo=demo) as runtime:
         row = get(runtime.store, standing_id)
         if not wait:
-            task_id = task_service(runtime).run_now(standing_id)
+            queued = task_service(runtime).run_now(standing_id)
+            if queued.notice is not None:
+                say(f'Task {queued.task_id} of {row.name}: queued. {queued.notice}')
+                return
             settings = runtime.settings
             where = f'published to the queue {settings.queue_name}' if settings.queue_url else 'queued for'
-            say(f'Task {task_id} of {row.name}: {where} a worker (synapse serve or synapse worker).')
+            say(f'Task {queued.task_id} of {row.name}: {where} a worker (synapse serve or synapse worker).')
             return
         task = run_here(runtime, queue.enqueue_manual(runtime.store, standing_id))
     say(
@@ -372,10 +375,14 @@ def fire_command(
     with opened(ctx) as runtime:
         fired = task_service(runtime).fire(name, tenant=scope.tenant, subject=scope.subject, context=payload)
     if as_json:
-        echo_json(FiredOut(event=fired.event, queued=fired.queued, debounced=fired.debounced).model_dump())
+        shown = FiredOut(
+            event=fired.event, queued=fired.queued, debounced=fired.debounced, notice=fired.notice
+        )
+        echo_json(shown.model_dump())
     elif not fired.tasks:
         say(f'Fired {name}: no enabled standing agent listens to it here.')
     else:
         queued = ''.join(f' {task_id}' for task_id in fired.queued)
         folded = f'; folded into {counted(len(fired.debounced), "queued task")}' if fired.debounced else ''
-        say(f'Fired {name}: queued {counted(len(fired.queued), "task")}{queued}{folded}.')
+        notice = f' {fired.notice}' if fired.notice is not None else ''
+        say(f'Fired {name}: queued {counted(len(fired.queued), "task")}{queued}{folded}.{notice}')

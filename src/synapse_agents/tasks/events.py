@@ -43,6 +43,9 @@ class Fired:
     debounced: list[str] = field(default_factory=list)
     starts: dict[str, datetime] = field(default_factory=dict)
     """When each queued task may start (the end of its debounce window)."""
+    notice: str | None = None
+    """Set when the queued tasks could not be handed to the workers yet (a broker that did not
+    answer): they stay queued and are published when it answers."""
 
     @property
     def tasks(self) -> list[str]:

@@ -183,14 +183,15 @@ async def delete_standing_agent(standing_id: str, context: Context) -> None:
 
 
 def _run_now(context: SynapseContext, standing_id: str) -> RunQueued:
-    task_id = task_service(context).run_now(standing_id)
-    task, _logs = queue.get_task(context.store, task_id)
-    return RunQueued(task=TaskSummary.of(task))
+    queued = task_service(context).run_now(standing_id)
+    task, _logs = queue.get_task(context.store, queued.task_id)
+    return RunQueued(task=TaskSummary.of(task), notice=queued.notice)
 
 
 @router.post('/api/standing-agents/{standing_id}/run', response_model=RunQueued, status_code=202)
 async def run_standing_agent(standing_id: str, context: Context) -> RunQueued:
-    """Queue a run now (paused or not); the task as it was queued."""
+    """Queue a run now (paused or not); the task as it was queued (a `notice` says when the broker
+    did not answer: the task stays queued and is published when it does)."""
     require_id(standing_id, 'standing agent')
     return await call(_run_now, context, standing_id)
 
@@ -288,13 +289,14 @@ def _fire(context: SynapseContext, body: EventIn) -> FiredOut:
     fired = task_service(context).fire(
         body.event, tenant=_pair(body.tenant), subject=_pair(body.subject), context=body.context
     )
-    return FiredOut(event=fired.event, queued=fired.queued, debounced=fired.debounced)
+    return FiredOut(event=fired.event, queued=fired.queued, debounced=fired.debounced, notice=fired.notice)
 
 
 @router.post('/api/events', response_model=FiredOut, status_code=202)
 async def fire_event(body: EventIn, context: Context) -> FiredOut:
     """Fire an event: every enabled standing agent listening to it in that tenant runs (or a queued
-    run within its debounce window takes this firing)."""
+    run within its debounce window takes this firing). A `notice` says when the broker did not
+    answer: the tasks stay queued and are published when it does."""
     refuse_nul(body.model_dump(), 'body')
     return await call(_fire, context, body)
 

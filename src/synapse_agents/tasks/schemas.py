@@ -204,10 +204,14 @@ class FiredOut(BaseModel):
     event: str
     queued: list[str]
     debounced: list[str]
+    notice: str | None = None
+    """Set when the broker did not answer: the tasks stay queued and are published when it does."""
 
 
 class RunQueued(BaseModel):
     task: TaskSummary
+    notice: str | None = None
+    """Set when the broker did not answer: the task stays queued and is published when it does."""
 
 
 class SchedulePreview(BaseModel):

@@ -4,12 +4,16 @@ Every front door (the HTTP API, the CLI, `Synapse.fire`, the scheduler jobs) goe
 `task_service(runtime)`, so a queued task always reaches whoever runs tasks here: the in-process
 worker of `synapse serve` (woken at once), or Celery workers when `queue_url` is set (published to
 the queue). A process that runs neither leaves the task in the database, where the serving
-process's poll finds it within a second. Blocking methods: call from a thread.
+process's poll finds it within a second. A task is committed before the workers are told: when
+the broker does not answer, the task stays queued, the caller gets a notice instead of an error
+(a client that retried would run it twice), and the scheduler publishes it once the broker
+answers. Blocking methods: call from a thread.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +28,14 @@ if TYPE_CHECKING:
     from ..runtime.root import SynapseRuntime
 
 AREA = 'tasks'
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A task that was queued (committed), and why its workers could not be told yet, if so."""
+
+    task_id: str
+    notice: str | None = None
 
 
 class TaskService:
@@ -58,14 +70,16 @@ class TaskService:
             self.runtime.store, event, tenant=tenant, subject=subject, context=context, now=now
         )
         for task_id in fired.queued:
-            self.dispatcher.queued([task_id], not_before=fired.starts.get(task_id))
+            fired.notice = self.dispatcher.queued([task_id], not_before=fired.starts.get(task_id))
+            if fired.notice is not None:
+                break  # the broker did not answer: the rest wait in the database as well
         return fired
 
-    def run_now(self, standing_id: str) -> str:
-        """Queue a manual run of the standing agent; its task id."""
+    def run_now(self, standing_id: str) -> Queued:
+        """Queue a manual run of the standing agent: its task id, and a notice when the workers
+        could not be told yet (the task stays queued all the same)."""
         task_id = queue.enqueue_manual(self.runtime.store, standing_id)
-        self.dispatcher.queued([task_id])
-        return task_id
+        return Queued(task_id, self.dispatcher.queued([task_id]))
 
     def decide(self, task_id: str, decisions: Mapping[str, Any]) -> AgentTask:
         """Answer an awaiting task's tool calls (`tasks/decisions.py`) and tell the workers."""

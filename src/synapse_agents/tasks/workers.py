@@ -102,8 +102,12 @@ class InProcessWorker:
 class Dispatcher:
     """Tells whoever runs tasks that some were queued (the base one: nobody; the poll finds them)."""
 
-    def queued(self, task_ids: Sequence[str], *, not_before: datetime | None = None) -> None:
-        """`task_ids` were queued; a debounced task names when it may start."""
+    def queued(self, task_ids: Sequence[str], *, not_before: datetime | None = None) -> str | None:
+        """`task_ids` were queued (committed); a debounced task names when it may start.
+
+        Never raises for a worker it cannot reach: the tasks stay queued in the database, and the
+        answer is a notice saying so (None when they were handed over)."""
+        return None
 
 
 class LocalDispatcher(Dispatcher):
@@ -112,16 +116,22 @@ class LocalDispatcher(Dispatcher):
     def __init__(self, worker: InProcessWorker) -> None:
         self.worker = worker
 
-    def queued(self, task_ids: Sequence[str], *, not_before: datetime | None = None) -> None:
+    def queued(self, task_ids: Sequence[str], *, not_before: datetime | None = None) -> str | None:
         if task_ids:
             self.worker.wake()
+        return None
 
 
 def republish_stale(runtime: SynapseRuntime, dispatcher: Dispatcher, *, older_than: float = 60) -> int:
     """Publish again the due tasks still queued `older_than` seconds after they were due (a lost
-    broker message); claims keep a task that was delivered twice from running twice."""
+    broker message, or a broker that did not answer when they were queued); claims keep a task
+    that was delivered twice from running twice. How many were published (0 while the broker
+    still does not answer: they wait for the next sweep)."""
     store = runtime.store
     cutoff = utcnow() - timedelta(seconds=older_than)
     ids = queue.claimable(store, 500, now=cutoff)
-    dispatcher.queued(ids)
+    notice = dispatcher.queued(ids)
+    if notice is not None:
+        logger.warning('%s', notice)
+        return 0
     return len(ids)

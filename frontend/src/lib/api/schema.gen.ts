@@ -853,7 +853,8 @@ export interface paths {
         put?: never;
         /**
          * Run Standing Agent
-         * @description Queue a run now (paused or not); the task as it was queued.
+         * @description Queue a run now (paused or not); the task as it was queued (a `notice` says when the broker
+         *     did not answer: the task stays queued and is published when it does).
          */
         post: operations["run_standing_agent_api_standing_agents__standing_id__run_post"];
         delete?: never;
@@ -994,7 +995,8 @@ export interface paths {
         /**
          * Fire Event
          * @description Fire an event: every enabled standing agent listening to it in that tenant runs (or a queued
-         *     run within its debounce window takes this firing).
+         *     run within its debounce window takes this firing). A `notice` says when the broker did not
+         *     answer: the tasks stay queued and are published when it does.
          */
         post: operations["fire_event_api_events_post"];
         delete?: never;
@@ -2038,6 +2040,8 @@ export interface components {
             queued: string[];
             /** Debounced */
             debounced: string[];
+            /** Notice */
+            notice?: string | null;
         };
         /**
          * ForkRequest
@@ -2168,20 +2172,15 @@ export interface components {
             period: string;
             /**
              * Amount
-             * @description Null only when the stored amount cannot be read (`corrupt`).
+             * @description A decimal amount as a string, e.g. "2.5".
              */
-            amount: string | null;
+            amount: string;
             /** Currency */
             currency: string;
             /** Timezone */
             timezone: string;
             /** Enabled */
             enabled: boolean;
-            /**
-             * Corrupt
-             * @description Set when the stored row cannot be read (an amount that is not a number, edited by hand): the limit then refuses every call it applies to, until its amount is changed.
-             */
-            corrupt?: string | null;
             /**
              * Consumed
              * @description Spent and reserved in the current window, in `currency`.
@@ -3236,6 +3235,8 @@ export interface components {
         /** RunQueued */
         RunQueued: {
             task: components["schemas"]["TaskSummary"];
+            /** Notice */
+            notice?: string | null;
         };
         /**
          * SandboxCleanup
@@ -4119,8 +4120,6 @@ export interface components {
             cost?: string | null;
             /** Model */
             model?: string | null;
-            /** Corrupt */
-            corrupt?: string | null;
             /** Parent Run Id */
             parent_run_id?: string | null;
             /** Depth */
