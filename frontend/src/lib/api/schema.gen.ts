@@ -2172,15 +2172,20 @@ export interface components {
             period: string;
             /**
              * Amount
-             * @description A decimal amount as a string, e.g. "2.5".
+             * @description Null only when the stored amount cannot be read (`corrupt`).
              */
-            amount: string;
+            amount: string | null;
             /** Currency */
             currency: string;
             /** Timezone */
             timezone: string;
             /** Enabled */
             enabled: boolean;
+            /**
+             * Corrupt
+             * @description Set when the stored row cannot be read (an amount that is not a number, edited by hand): the limit then refuses every call it applies to, until its amount is changed.
+             */
+            corrupt?: string | null;
             /**
              * Consumed
              * @description Spent and reserved in the current window, in `currency`.
@@ -4120,6 +4125,8 @@ export interface components {
             cost?: string | null;
             /** Model */
             model?: string | null;
+            /** Corrupt */
+            corrupt?: string | null;
             /** Parent Run Id */
             parent_run_id?: string | null;
             /** Depth */
