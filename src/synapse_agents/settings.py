@@ -27,6 +27,8 @@ from pydantic_settings import (
 
 ENV_PREFIX = 'SYNAPSE_'
 PYPROJECT_TABLE = ('tool', 'synapse')
+MAX_RETENTION_DAYS = 36_500
+"""The longest `retention_days`: 100 years (a date is still counted back from today by it)."""
 
 Source = Literal['cli', 'env', 'dotenv', 'pyproject', 'default']
 
@@ -126,7 +128,11 @@ class Settings(BaseSettings):
         'files of attachments_max_bytes each plus the message.',
     )
     retention_days: int = Field(
-        30, gt=0, description='Conversations not updated for this many days are removed by `synapse prune`.'
+        30,
+        gt=0,
+        le=MAX_RETENTION_DAYS,
+        description='Conversations not updated for this many days are removed by `synapse prune` '
+        '(1 to 36500: 100 years).',
     )
     auto_prune: bool = Field(
         False, description='When true, `synapse serve` prunes conversations older than retention_days daily.'
