@@ -19,13 +19,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from typer.testing import CliRunner
 
-from chat_helpers import DEMO, agent_catalog, collect, decode, failure
+from chat_helpers import DEMO, agent_catalog, collect, decode, failure, types
 from spending_models import CALL_COST, add_limit, add_price, priced_agent
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.chat.scope import Scope
 from synapse_agents.chat.target import TurnTarget
 from synapse_agents.cli import app as cli_app
+from synapse_agents.registry.tables import AgentConfig, Preset
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
@@ -190,3 +191,73 @@ def test_a_model_calls_damaged_data_is_a_409_and_its_trace_loads(
     assert tree.status_code == 200, tree.text
     assert [child['kind'] for child in tree.json()['root']['children']] == ['model']
     one_line(cli('traces', 'call', call_id), 'debug_logs', call_id)
+
+
+# -- (c) a conversation's deps values ----------------------------------------------------------
+
+
+def spoil_json(store: Store, table: str, column: str, row_id: str, *, wrong_kind: str) -> None:
+    """Text that is not JSON on SQLite; on PostgreSQL (JSONB holds only JSON), JSON of the wrong kind."""
+    if store.dialect == 'sqlite':
+        sql(store, f'UPDATE {table} SET {column} = :value WHERE id = :id', value='{not json', id=row_id)
+    else:
+        sql(
+            store,
+            f'UPDATE {table} SET {column} = CAST(:value AS jsonb) WHERE id = :id',
+            value=wrong_kind,
+            id=row_id,
+        )
+
+
+def billing(store: Store) -> str:
+    """`config:billing`, on the demo model, whose deps schema needs an account id."""
+    with store.write() as session:
+        session.add_all(
+            [
+                Preset(key='offline', model='demo'),
+                AgentConfig(
+                    key='billing', instructions='Bill.', preset_key='offline', spec={'deps_schema': SCHEMA}
+                ),
+            ]
+        )
+    return 'config:billing'
+
+
+SCHEMA = {'type': 'object', 'required': ['account_id'], 'properties': {'account_id': {'type': 'integer'}}}
+
+
+def test_damaged_deps_values_open_and_list_and_a_turn_needing_them_is_refused_naming_the_row(
+    client: TestClient, store: Store
+) -> None:
+    agent = billing(store)
+    first = chat(client, agent, deps='{"account_id": 1}')
+    assert first.status_code == 200, first.text
+    conversation_id = decode(first.text)[0]['messageMetadata']['conversation_id']
+    greeted = new_conversation(client)
+    for spoiled in (conversation_id, greeted):
+        spoil_json(store, 'conversations', 'deps_values', spoiled, wrong_kind='"text"')
+    listed = client.get('/api/conversations')
+    assert listed.status_code == 200, listed.text
+    assert {row['id'] for row in listed.json()['conversations']} == {conversation_id, greeted}
+    opened = client.get(f'/api/conversations/{conversation_id}')
+    assert opened.status_code == 200, opened.text
+    shown = opened.json()['conversation']
+    assert shown['deps_values'] is None
+    assert shown['corrupt'].startswith(f'conversations {conversation_id}: deps_values ')
+    # A fork of it starts with no values rather than copying what cannot be read.
+    [asked] = [m['id'] for m in opened.json()['messages'] if m['role'] == 'user']
+    forked = client.post(f'/api/conversations/{conversation_id}/fork', json={'message_id': asked})
+    assert forked.status_code == 201, forked.text
+    fork = client.get(f'/api/conversations/{forked.json()["id"]}').json()['conversation']
+    assert (fork['deps_values'], fork['corrupt']) == (None, None)
+    # The greeter declares no deps schema: its turns never read them.
+    assert 'error' not in types(decode(chat(client, GREETER, conversation_id=greeted).text))
+    # An agent with a deps schema would run with them: refused, naming the row.
+    refused = chat(client, agent, conversation_id=conversation_id)
+    assert 'deps_values' in corrupt_answer(refused, 'conversations', conversation_id)
+    # Sending new values replaces them.
+    resent = chat(client, agent, conversation_id=conversation_id, deps='{"account_id": 2}')
+    assert resent.status_code == 200, resent.text
+    assert 'error' not in types(decode(resent.text))
+    mended = client.get(f'/api/conversations/{conversation_id}').json()['conversation']
+    assert mended['corrupt'] is None and mended['deps_values'] == {'account_id': 2}

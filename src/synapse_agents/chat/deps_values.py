@@ -8,6 +8,8 @@ new values replaces them. `check_values` is the rule:
 
 - values sent for an agent without a schema: refused (`deps_unexpected`);
 - none sent and none stored, and the schema has `required` properties: refused (`deps_required`);
+- none sent and the stored ones cannot be read (not JSON, or not an object: a row edited by hand):
+  `corrupt.CorruptRow` naming the conversation (the engine checks `reads_stored`);
 - values (sent, or else stored) that the schema rejects: refused (`deps_invalid`), naming the field;
 - otherwise the values (`{}` when there are none) are the turn's, and its deps when the agent has
   no factory (`deps.py`). An agent given deps by the Python API (`Synapse.conversation(deps=...)`)
@@ -63,6 +65,11 @@ def parse_values(text: str | None) -> dict[str, Any] | None:
     if not isinstance(values, dict):
         raise DepsRejected(f'deps: expected a JSON object of values, not a {type(values).__name__}.')
     return values
+
+
+def reads_stored(target: TurnTarget, sent: dict[str, Any] | None) -> bool:
+    """Whether a turn would run with the conversation's stored values (none sent, a schema, no factory)."""
+    return sent is None and target.deps_schema is not None and target.deps_factory is None
 
 
 def check_values(target: TurnTarget, sent: dict[str, Any] | None, stored: Any) -> dict[str, Any] | None:

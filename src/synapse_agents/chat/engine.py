@@ -26,6 +26,7 @@ from pydantic_ai.messages import AgentStreamEvent, ModelMessage
 from pydantic_ai.models import Model
 
 from ..accounting.pricing import pricer
+from ..corrupt import CorruptRow, json_problem
 from ..settings import Settings
 from ..store import Conversation, Store
 from ..store.decisions import AwaitingCall, Claim, awaiting_calls, claim_decisions
@@ -43,7 +44,7 @@ from .deferred import (
     waiting_text,
 )
 from .deps import ServerDeps
-from .deps_values import DepsRejected, check_values
+from .deps_values import DepsRejected, check_values, reads_stored
 from .events import Notice, TurnEvent
 from .model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
 from .prepared import PreparedTurn
@@ -119,7 +120,7 @@ class ChatEngine:
                 history = await anyio.to_thread.run_sync(paused_history, self.store, paused_id)
         else:
             _check_access(target, scope, turn.origin)
-        deps_values = _deps_values(target, turn.deps_values, stored_deps)
+        deps_values = _deps_values(target, turn.deps_values, stored_deps, conversation_id)
         prices = await pricer(self.store, self.settings)
         user_message_id = new_id()
         saved: list[SavedAttachment] = []
@@ -244,8 +245,13 @@ def _check_conversation(
         raise TurnRejected(409, str(exc), code='scope_mismatch') from exc
 
 
-def _deps_values(target: TurnTarget, sent: dict[str, Any] | None, stored: Any) -> dict[str, Any] | None:
-    """The values for the agent's deps schema (`chat/deps_values.py`), or the 4xx refusing them."""
+def _deps_values(
+    target: TurnTarget, sent: dict[str, Any] | None, stored: Any, conversation_id: str
+) -> dict[str, Any] | None:
+    """The values for the agent's deps schema (`chat/deps_values.py`), or the 4xx refusing them;
+    `CorruptRow` when the turn would run with stored values that cannot be read."""
+    if reads_stored(target, sent) and (problem := json_problem('deps_values', stored, dict)) is not None:
+        raise CorruptRow('conversations', conversation_id, f'{problem}: send new deps values')
     try:
         return check_values(target, sent, stored)
     except DepsRejected as exc:

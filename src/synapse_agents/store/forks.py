@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from .files import remove_inside
 from .history import attachment_references
 from .ids import is_valid_id, new_id
+from .rows import json_object
 from .schema import Base, Conversation, Message, ToolInvocation, utcnow
 from .totals import reconcile_totals
 
@@ -130,7 +131,7 @@ def _copy(
         **{name: getattr(source, name) for name in _SCOPE_COLUMNS},
         forked_from_id=source_id,
         forked_at_message_id=message_id,
-        deps_values=source.deps_values,
+        deps_values=json_object(source.deps_values),  # values that cannot be read are not copied
         has_error=any(row.role == 'error' for row in rows),
         message_count=0,
         tool_count=0,

@@ -207,6 +207,8 @@ class ConversationThread:
     forks: tuple[ForkSummary, ...] = ()
     deps_values: dict[str, Any] | None = None
     """The values its agent's deps schema was last sent (`store/deps_values.py`)."""
+    corrupt: str | None = None
+    """Set when a stored value of the conversation row cannot be read (`corrupt.note`)."""
 
 
 def json_object(value: Any) -> dict[str, Any] | None:

@@ -4,7 +4,8 @@
 conversations forked from it, its messages without `model_messages`, its tool invocations. Each
 tool invocation is placed inside the assistant answer that made them, where the answer's stored
 parts reference it; an answer's calls that no part references go last. Parts that are not well
-formed (a row written by hand) are left out.
+formed (a row written by hand) are left out; stored deps values that are not a JSON object are
+shown as none, the thread marked `corrupt` naming the row.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
+from ..corrupt import json_problem, note
 from .history import LIST_COLUMNS, attachment_references
 from .rows import (
     DETAIL_FIELDS,
@@ -104,6 +106,7 @@ def conversation_thread(store: Store, conversation_id: str) -> ConversationThrea
     for tool in tools:
         by_message.setdefault(tool[0], []).append(ToolCall(*tool[1:]))
     source_id = conversation.forked_from_id
+    damaged = json_problem('deps_values', conversation.deps_values, dict)
     return ConversationThread(
         conversation=summary_of(conversation),
         messages=tuple(_entry(m, by_message.pop(m.id, [])) for m in messages),
@@ -111,7 +114,8 @@ def conversation_thread(store: Store, conversation_id: str) -> ConversationThrea
         if source_id is not None
         else None,
         forks=tuple(ForkSummary(*fork) for fork in forks),
-        deps_values=json_object(conversation.deps_values),
+        deps_values=None if damaged else conversation.deps_values,
+        corrupt=note('conversations', conversation_id, damaged) if damaged else None,
     )
 
 

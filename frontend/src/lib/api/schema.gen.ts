@@ -3781,11 +3781,16 @@ export interface components {
             forks: components["schemas"]["ForkRow"][];
             /**
              * Deps Values
-             * @description The values last sent for its agent's `deps_schema` (the playground's deps form starts from them); null when none were sent.
+             * @description The values last sent for its agent's `deps_schema` (the playground's deps form starts from them); null when none were sent, or when the stored ones cannot be read (`corrupt`).
              */
             deps_values: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Corrupt
+             * @description Set when a stored value of the conversation cannot be read (edited by hand or damaged), naming the row and the value; null otherwise.
+             */
+            corrupt?: string | null;
         };
         /**
          * Tone

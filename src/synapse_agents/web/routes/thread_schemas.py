@@ -58,7 +58,12 @@ class ThreadConversation(ConversationRow):
     forks: list[ForkRow]
     deps_values: dict[str, Any] | None = Field(
         description="The values last sent for its agent's `deps_schema` (the playground's deps form "
-        'starts from them); null when none were sent.'
+        'starts from them); null when none were sent, or when the stored ones cannot be read (`corrupt`).'
+    )
+    corrupt: str | None = Field(
+        None,
+        description='Set when a stored value of the conversation cannot be read (edited by hand or '
+        'damaged), naming the row and the value; null otherwise.',
     )
 
     @classmethod
@@ -73,6 +78,7 @@ class ThreadConversation(ConversationRow):
             forked_from=ForkedFrom.model_validate(source) if source is not None else None,
             forks=[ForkRow.model_validate(fork) for fork in thread.forks],
             deps_values=thread.deps_values,
+            corrupt=thread.corrupt,
         )
 
 
