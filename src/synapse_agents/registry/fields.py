@@ -8,6 +8,7 @@ are refused here as input errors. Numbers are numbers: `true` or `"5"` is no cou
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
@@ -114,6 +115,17 @@ def _not_a_flag(value: Any) -> Any:
     return value
 
 
+_ASCII_DECIMAL = re.compile(r'[0-9]+(\.[0-9]+)?', re.ASCII)
+
+
+def _ascii_decimal(value: Any) -> Any:
+    """A string amount is ASCII digits with an optional fraction: `Decimal` would also read a
+    fullwidth ten (U+FF11 U+FF10), signs, spaces and exponents, which the schema does not allow."""
+    if isinstance(value, str) and not _ASCII_DECIMAL.fullmatch(value):
+        raise refused('expected a decimal of ASCII digits, such as "2.5"')
+    return value
+
+
 Count = Annotated[int, BeforeValidator(_a_number), Field(ge=1, le=INT32_MAX)]
 AMOUNT_SCHEMA = {
     'anyOf': [
@@ -124,6 +136,7 @@ AMOUNT_SCHEMA = {
 }
 Amount = Annotated[
     Decimal,
+    BeforeValidator(_ascii_decimal),
     BeforeValidator(_not_a_flag),
     WithJsonSchema(AMOUNT_SCHEMA),
     Field(
