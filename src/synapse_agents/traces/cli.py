@@ -31,6 +31,8 @@ traces_app = typer.Typer(
 Json = Annotated[bool, typer.Option('--json', help='Print the JSON the HTTP API answers.')]
 PREVIEW = 400
 """The most characters of a message part `call` prints (`--json` prints everything)."""
+DRAWN = 8
+"""The most levels `show` draws as one tree; a deeper branch is drawn after it, as a tree of its own."""
 KEEP = ('Started', 'Run id')
 """The columns of `list` that never wrap (a run id stays copyable)."""
 
@@ -188,9 +190,28 @@ def _label(node: Any) -> str:
     return line
 
 
-def _grow(branch: Tree, node: Any) -> None:
-    for child in node.children:
-        _grow(branch.add(_label(child)), child)
+def _draw(console: Console, root: Any) -> None:
+    """Print the tree under `root` as trees of at most `DRAWN` levels, each branch that goes deeper
+    printed after as a tree of its own (headed by its level), so that a deep trace stays readable
+    in a narrow terminal. A stack, not recursion; a run the answer stops at says how to see more."""
+    sections: list[tuple[Any, int]] = [(root, 0)]
+    while sections:
+        top, level = sections.pop()
+        tree = Tree(_label(top) if level == 0 else f'[dim]level {level}:[/dim] {_label(top)}')
+        later: list[tuple[Any, int]] = []
+        stack = [(tree, top, 0)]
+        while stack:
+            branch, node, below = stack.pop()
+            if node.hidden:
+                branch.add(f'… {node.hidden:,} more below: synapse traces show {escape(node.id)}')
+            if below == DRAWN and node.children:
+                branch.add('[dim]… continued below[/dim]')
+                later.append((node, level + below))
+                continue
+            for child in node.children:
+                stack.append((branch.add(_label(child)), child, below + 1))
+        console.print(tree, highlight=False)
+        sections.extend(later)  # popped first to last: the stack above visited the last child first
 
 
 @traces_app.command('show')
@@ -199,9 +220,11 @@ def show_command(
     run_id: Annotated[str, typer.Argument(help="A run's agent_run_id (a root's, or a run below it).")],
     as_json: Json = False,
 ) -> None:
-    """The tree from a run down: its model calls and tool calls, and the runs started inside them."""
+    """The tree from a run down: its model calls and tool calls, and the runs started inside them
+    (64 levels; a run below that is shown with how much is under it)."""
     from ..store.ids import shown_id
     from . import read
+    from .edge import trimmed
     from .routes import RUN_ID
     from .schemas import TraceNode, TraceTree
 
@@ -211,7 +234,7 @@ def show_command(
             found = read.tree(runtime.store, run_id)
     if found is None:
         fail(f'No trace for run {shown_id(run_id)}.', 2)
-    root = TraceNode.model_validate(found)
+    root = TraceNode.model_validate(trimmed(found))
     if as_json:
         echo_json(TraceTree(root=root).model_dump(mode='json'))
         return
@@ -221,9 +244,7 @@ def show_command(
         f'; conversation {root.conversation_id or "—"}.',
         highlight=False,
     )
-    tree = Tree(_label(root))
-    _grow(tree, root)
-    console.print(tree, highlight=False)
+    _draw(console, root)
 
 
 # -- call ----------------------------------------------------------------------------------------

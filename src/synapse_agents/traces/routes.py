@@ -17,6 +17,7 @@ from ..store.ids import shown_id
 from ..web.context import SynapseContext, get_context
 from ..web.errors import ApiError, error_responses, require_id
 from . import read
+from .edge import trimmed
 from .schemas import ModelCallDetail, TraceNode, TracePage, TraceRoot, TraceTree
 
 router = APIRouter(tags=['traces'])
@@ -89,8 +90,11 @@ async def model_call(debug_id: str, context: Context) -> Any:
 
 @router.get('/api/traces/{agent_run_id}', response_model=TraceTree, responses=error_responses(404))
 async def trace(agent_run_id: str, context: Context) -> TraceTree:
-    """The tree from this run down: its model calls, tool calls and the runs started inside them."""
+    """The tree from this run down: its model calls, tool calls and the runs started inside them.
+
+    A run 64 levels below this one is shown without what ran inside it (`hidden` counts it): ask for
+    that run's trace to go on."""
     found = await run_in_threadpool(read.tree, context.store, _run_id(agent_run_id))
     if found is None:
         raise ApiError(404, f'No trace for run {shown_id(agent_run_id)}.')
-    return TraceTree(root=TraceNode.model_validate(found))
+    return TraceTree(root=TraceNode.model_validate(trimmed(found)))

@@ -79,6 +79,9 @@ class TraceNode(BaseModel):
     # a run's
     corrupt: str | None = None
     """Why the stored row cannot be shown as it is (its parent run is one of its own descendants)."""
+    hidden: int | None = None
+    """How many nodes under this run the answer leaves out (it ends `MAX_TREE_DEPTH` levels below
+    its top); this run's own trace shows them."""
     parent_run_id: str | None = None
     depth: int | None = None
     origin: str | None = None
@@ -104,7 +107,7 @@ class TraceNode(BaseModel):
 
 
 class TraceTree(BaseModel):
-    """A run and everything under it."""
+    """A run and everything under it, down to `MAX_TREE_DEPTH` levels (see `hidden`)."""
 
     root: TraceNode
 

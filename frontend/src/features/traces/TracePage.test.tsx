@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event'
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router'
 import { resetResources } from '@/lib/resource'
 import type { ModelCall, TraceNode } from './api'
-import { callOf, delegation } from './sample'
+import { callOf, delegation, modelNode, runNode, toolNode } from './sample'
 import TracePage from './TracePage'
 
 let tree: TraceNode
@@ -42,7 +42,7 @@ beforeEach(() => {
     vi.fn(async (url: string) => {
       const path = url.split('?')[0]!
       paths.push(path)
-      if (path === '/api/traces/run-a') return Response.json({ root: tree })
+      if (path === `/api/traces/${tree.id}`) return Response.json({ root: tree })
       if (path === `/api/traces/calls/${call.id}`) return Response.json(call)
       return Response.json({ error: { code: 'not_found', message: `No trace for run ${path.split('/').at(-1)}.` } }, { status: 404 })
     }),
@@ -187,6 +187,30 @@ describe('TracePage', () => {
     expect(rows()).toHaveLength(4)
     await userEvent.keyboard('{ArrowRight}')
     expect(rows()).toHaveLength(10)
+  })
+
+  it('draws a deep tree to where the answer stops, and opens the trace of the run it stops at', async () => {
+    // run-0 → tool → run-1 → … → run-32, which the server shows without the 5,903 nodes under it.
+    let node = runNode({ id: 'run-32', name: 'agent', depth: 32, hidden: 5903 })
+    for (let level = 31; level >= 0; level -= 1) {
+      const tool = toolNode({ id: `tool-${level}`, name: 'delegate', agent_run_id: `run-${level}`, children: [node] })
+      node = runNode({ id: `run-${level}`, name: 'agent', depth: level, children: [modelNode({ id: `call-${level}` }), tool] })
+    }
+    tree = node
+    renderPage('/traces/run-0')
+    await screen.findByTestId('trace-view')
+    expect(screen.getByTestId('trace-runs')).toHaveTextContent('33 (depth 32)')
+    expect(rows()).toHaveLength(33 * 3 - 2)
+    const edge = row('run:run-32')
+    expect(edge.dataset.level).toBe('64')
+    // Past a point rows stop moving right, so the deepest names still have room.
+    const indent = (key: string) => (within(row(key)).getByTestId('trace-node-name').closest('[style]') as HTMLElement).style.paddingLeft
+    expect([indent('run:run-6'), indent('run:run-12'), indent('run:run-32')]).toEqual(['168px', '336px', '336px'])
+    const more = within(edge).getByTestId('trace-node-hidden')
+    expect(more).toHaveTextContent('5,903 more below, not in this answer: open this run’s trace')
+    expect(screen.getAllByTestId('trace-node-hidden')).toHaveLength(1)
+    await userEvent.click(within(more).getByRole('link', { name: 'open this run’s trace' }))
+    expect(screen.getByTestId('where')).toHaveTextContent('/traces/run-32')
   })
 
   it('says so for a run that has no trace', async () => {

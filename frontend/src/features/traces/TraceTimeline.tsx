@@ -3,6 +3,7 @@
 // the selection (left and right fold and unfold).
 import { AlertTriangle, Bot, ChevronRight, Cpu, Wrench } from '@/components/icons'
 import { useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { Link } from 'react-router'
 import { Button } from '@/components/ui/button'
 import { cn } from '@/lib/cn'
 import { formatDuration } from '@/lib/format'
@@ -10,8 +11,9 @@ import type { TraceNode } from './api'
 import { costText, kindLabel, tokensText } from './format'
 import { branchKeys, flatten, timelineSpan, waterfall, type Span, type TimelineRow } from './tree'
 
-/** Pixels of indent per level. */
+/** Pixels of indent per level, up to `DEEPEST` levels (a deeper row keeps that indent and its name). */
 const INDENT = 14
+const DEEPEST = 24
 
 export const KIND_ICON: Record<TraceNode['kind'], ReactNode> = {
   run: <Bot />,
@@ -54,6 +56,7 @@ function Row({
   onToggle: () => void
 }) {
   const { node, level, hasChildren, expanded } = row
+  const indent = Math.min(level, DEEPEST) * INDENT
   const tokens = tokensText(node)
   const cost = costText(node)
   const failed = node.status === 'error'
@@ -68,7 +71,7 @@ function Row({
       className={cn('rounded-md', selected ? 'bg-accent' : 'hover:bg-accent/50')}
     >
       <div className="grid cursor-pointer grid-cols-1 items-center gap-x-3 gap-y-1 px-1.5 py-1 @lg:grid-cols-[minmax(0,1fr)_minmax(6rem,38%)_4.5rem]" onClick={onSelect}>
-        <div className="flex min-w-0 items-center gap-1" style={{ paddingLeft: level * INDENT }}>
+        <div className="flex min-w-0 items-center gap-1" style={{ paddingLeft: indent }}>
           {hasChildren ? (
             <button
               type="button"
@@ -111,7 +114,7 @@ function Row({
             )}
           </button>
         </div>
-        <div className="flex min-w-0 items-center gap-2 @lg:contents" style={{ paddingLeft: `calc(${level * INDENT}px + 1.5rem)` }}>
+        <div className="flex min-w-0 items-center gap-2 @lg:contents" style={{ paddingLeft: `calc(${indent}px + 1.5rem)` }}>
           <div className="min-w-0 flex-1 @lg:flex-none">
             <Bar node={node} span={span} />
           </div>
@@ -121,10 +124,18 @@ function Row({
         </div>
       </div>
       {failed && node.error && (
-        <p className="line-clamp-2 break-words px-1.5 pb-1 text-xs text-destructive" style={{ paddingLeft: `calc(${level * INDENT}px + 2rem)` }} data-testid="trace-node-error">
+        <p className="line-clamp-2 break-words px-1.5 pb-1 text-xs text-destructive" style={{ paddingLeft: `calc(${indent}px + 2rem)` }} data-testid="trace-node-error">
           {node.error}
         </p>
       )}
+      {node.hidden ? (
+        <p className="px-1.5 pb-1 text-xs text-muted-foreground" style={{ paddingLeft: `calc(${indent}px + 2rem)` }} data-testid="trace-node-hidden">
+          {node.hidden.toLocaleString('en-US')} more below, not in this answer:{' '}
+          <Link to={`/traces/${encodeURIComponent(node.id)}`} className="underline underline-offset-2 hover:text-foreground">
+            open this run’s trace
+          </Link>
+        </p>
+      ) : null}
     </li>
   )
 }

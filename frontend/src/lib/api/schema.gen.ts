@@ -1075,6 +1075,9 @@ export interface paths {
         /**
          * Trace
          * @description The tree from this run down: its model calls, tool calls and the runs started inside them.
+         *
+         *     A run 64 levels below this one is shown without what ran inside it (`hidden` counts it): ask for
+         *     that run's trace to go on.
          */
         get: operations["trace_api_traces__agent_run_id__get"];
         put?: never;
@@ -4132,6 +4135,8 @@ export interface components {
             model?: string | null;
             /** Corrupt */
             corrupt?: string | null;
+            /** Hidden */
+            hidden?: number | null;
             /** Parent Run Id */
             parent_run_id?: string | null;
             /** Depth */
@@ -4239,7 +4244,7 @@ export interface components {
         };
         /**
          * TraceTree
-         * @description A run and everything under it.
+         * @description A run and everything under it, down to `MAX_TREE_DEPTH` levels (see `hidden`).
          */
         TraceTree: {
             root: components["schemas"]["TraceNode"];
