@@ -88,8 +88,8 @@ def _confirm(question: str, yes: bool) -> bool:
         return False
 
 
-_REPORTED = {'conversations', 'messages', 'tool_invocations', 'llm_calls'}
 # The ledger (`llm_calls`) is never deleted with a conversation: it is named in the closing words.
+_REPORTED = {'conversations', 'messages', 'tool_invocations', 'llm_calls'}
 
 
 def _report_deletion(report: Any, what: str) -> None:

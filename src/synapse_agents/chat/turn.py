@@ -375,6 +375,7 @@ class TurnStream:
             error=error,
             notices=[(n.message, {'kind': n.kind, **n.data}) for n in self.recorder.all_notices],
             tool_count=self.recorder.tool_count,
+            claimed=self.turn.claimed,
         )
 
 
