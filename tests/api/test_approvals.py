@@ -15,6 +15,8 @@ from fastapi.testclient import TestClient
 
 from chat_helpers import decode
 from fixtures.projects import FixtureProject
+from synapse_agents.store.decisions import give_back_dead_claims
+from synapse_agents.web.context import SynapseContext
 
 PROJECT = """
 from pydantic_ai import Agent, CallDeferred, DeferredToolRequests
@@ -250,3 +252,31 @@ def test_two_deciders_at_once_one_wins(client_for: Callable[..., TestClient], is
     assert statuses == [200, 409, 409, 409]
     thread = client.get(f'/api/conversations/{conversation_id}').json()
     assert len(thread['messages']) == 4
+
+
+def test_a_completed_resumed_turn_leaves_no_claim_for_the_sweep(
+    client_for: Callable[..., TestClient], isolated_env: Path, context: SynapseContext
+) -> None:
+    """Once the resumed turn is stored, its decisions are settled: a sweep that finds every server
+    gone (as after a clean shutdown) gives nothing back and the calls keep what happened."""
+    client = _client(client_for, isolated_env)
+    conversation_id, _ = _pause(client)
+    response = client.post(
+        f'/api/agents/{SLUG}/chat',
+        data={'conversation_id': conversation_id, 'decisions': json.dumps(DECISIONS)},
+    )
+    assert response.status_code == 200, response.text
+    def statuses() -> list[tuple[str, str]]:
+        thread = client.get(f'/api/conversations/{conversation_id}').json()
+        return [
+            (part['tool']['tool_call_id'], part['tool']['status'])
+            for message in thread['messages']
+            for part in message.get('parts') or []
+            if part['type'] == 'tool'
+        ]
+
+    before = statuses()
+    assert ('call_a', 'approved') in before
+    with context.store.engine.begin() as connection:
+        assert give_back_dead_claims(connection, live=[]) == 0
+    assert statuses() == before
