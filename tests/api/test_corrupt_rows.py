@@ -26,11 +26,13 @@ from synapse_agents.chat.request import TurnRequest
 from synapse_agents.chat.scope import Scope
 from synapse_agents.chat.target import TurnTarget
 from synapse_agents.cli import app as cli_app
+from synapse_agents.cli import command_line
 from synapse_agents.registry.tables import AgentConfig, Preset
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.tasks import runner
 from synapse_agents.traces.tables import DebugLog
 from synapse_agents.web import SynapseContext
 
@@ -261,3 +263,54 @@ def test_damaged_deps_values_open_and_list_and_a_turn_needing_them_is_refused_na
     assert 'error' not in types(decode(resent.text))
     mended = client.get(f'/api/conversations/{conversation_id}').json()['conversation']
     assert mended['corrupt'] is None and mended['deps_values'] == {'account_id': 2}
+
+
+# -- (d) a task's context ----------------------------------------------------------------------
+
+
+def shell(*args: str) -> Any:
+    """`synapse ...` with the plugins' commands (`tasks` among them)."""
+    return CliRunner().invoke(command_line(), list(args), env={'COLUMNS': '400'})
+
+
+def test_a_task_whose_context_cannot_be_read_is_listed_marked_refused_in_detail_and_fails_alone(
+    client: TestClient, store: Store, context: SynapseContext
+) -> None:
+    body = {
+        'name': 'Order desk',
+        'agent': SUPPORT,
+        'instruction': 'Check the order.',
+        'events': ['order.placed'],
+    }
+    standing = client.post('/api/standing-agents', json=body)
+    assert standing.status_code == 201, standing.text
+    standing_id = standing.json()['id']
+    fired = client.post('/api/events', json={'event': 'order.placed', 'context': {'order': 'A-1001'}})
+    assert fired.status_code == 202, fired.text
+    [bad] = fired.json()['queued']
+    queued = client.post(f'/api/standing-agents/{standing_id}/run')
+    assert queued.status_code == 202, queued.text
+    good = queued.json()['task']['id']
+    spoil_json(store, 'agent_tasks', 'context', bad, wrong_kind='["A-1001"]')
+    mark = f'agent_tasks {bad}: context '
+    listed = client.get('/api/tasks')
+    assert listed.status_code == 200, listed.text
+    rows = {row['id']: row for row in listed.json()['tasks']}
+    assert rows[good]['corrupt'] is None and rows[bad]['corrupt'].startswith(mark)
+    runs = client.get(f'/api/standing-agents/{standing_id}').json()['last_runs']
+    assert [run['corrupt'] is not None for run in runs] == [False, True]
+    corrupt_answer(client.get(f'/api/tasks/{bad}'), 'agent_tasks', bad)
+    assert client.get(f'/api/tasks/{good}').status_code == 200
+    # The CLI lists the others and marks it; showing it says why in one line.
+    result = shell('tasks', 'list', '--runs')
+    assert result.exit_code == 0, result.output
+    assert good in result.output and f'corrupt: {mark}' in result.output
+    one_line(shell('tasks', 'show', bad), 'agent_tasks', bad)
+    one_line(shell('tasks', 'show', bad, '--json'), 'agent_tasks', bad)
+    # A worker fails that task, naming the row, and runs the next one.
+    assert client.portal is not None
+    assert client.portal.call(runner.run_task, context, bad, 'test-worker') == 'failed'
+    assert client.portal.call(runner.run_task, context, good, 'test-worker') == 'succeeded'
+    failed = client.get('/api/tasks').json()['tasks']
+    error = next(row['error'] for row in failed if row['id'] == bad)
+    assert error.startswith(mark) and 'did not start' in error, error

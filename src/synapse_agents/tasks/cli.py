@@ -122,6 +122,7 @@ def show_command(
     from .decisions import waiting_calls
     from .errors import TaskError
     from .schemas import StandingAgentOut, TaskDetail
+    from .tables import unreadable_context
 
     with opened(ctx) as runtime:
         try:
@@ -132,6 +133,8 @@ def show_command(
                 task, logs = queue.get_task(runtime.store, item_id)
             except TaskError:
                 fail(f'No standing agent or task with id {shown_id(item_id)}.')
+            if (damaged := unreadable_context(task)) is not None:
+                fail(str(damaged))
             waiting = waiting_calls(runtime.store, task)
             if as_json:
                 echo_json({'task': TaskDetail.with_logs(task, logs, waiting).model_dump(mode='json')})

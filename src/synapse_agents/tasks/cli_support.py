@@ -183,6 +183,9 @@ def table_of(title: str, columns: str, rows: Sequence[Sequence[str]]) -> Table:
 
 
 def runs_table(rows: list[AgentTask], title: str) -> Table:
+    """The tasks as a table; one whose stored context cannot be read is marked `corrupt: ...`."""
+    from .tables import unreadable_context
+
     cells = [
         (
             row.id,
@@ -192,7 +195,9 @@ def runs_table(rows: list[AgentTask], title: str) -> Table:
             when(row.queued_at),
             duration_text(row.duration_ms),
             cost_text(row.cost),
-            (row.error or '').split('\n')[0][:120],
+            f'corrupt: {damaged}'
+            if (damaged := unreadable_context(row))
+            else (row.error or '').split('\n')[0][:120],
         )
         for row in rows
     ]

@@ -251,9 +251,10 @@ async def tasks(
     )
 
 
-@router.get('/api/tasks/{task_id}', response_model=TaskDetail)
+@router.get('/api/tasks/{task_id}', response_model=TaskDetail, responses=error_responses(409))
 async def task(task_id: str, context: Context) -> TaskDetail:
-    """One task with its instruction, context, output and log."""
+    """One task with its instruction, context, output and log; a 409 `corrupt_row` when its stored
+    context cannot be read."""
     require_id(task_id, 'task')
     row, logs = await call(queue.get_task, context.store, task_id)
     waiting = await call(waiting_calls, context.store, row)

@@ -37,7 +37,7 @@ from .agents import target_for
 from .decisions import task_decisions
 from .queue import Outcome
 from .steps import StepLog, TaskSteps, snippet
-from .tables import AgentTask
+from .tables import AgentTask, unreadable_context
 
 if TYPE_CHECKING:
     from ..runtime.root import SynapseRuntime
@@ -148,6 +148,9 @@ def _why(task: AgentTask) -> str:
 
 async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepLog) -> Outcome:
     store = runtime.store
+    if (damaged := unreadable_context(task)) is not None:  # a row edited by hand: fail it, run the next
+        logger.error('task %s cannot run: %s', task.id, damaged)
+        return Outcome('failed', error=f'{damaged}. The task did not start and cost nothing.')
     target = await target_for(runtime, task.agent_key)
     refusal = await anyio.to_thread.run_sync(limit_refusal, runtime, task, target.preset)
     if refusal is not None:

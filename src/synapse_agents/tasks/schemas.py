@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from ..accounting.spend import decimal_text
 from ..web.routes.schemas import Timestamp
 from .standing_store import RefText, ref_text
-from .tables import AgentLog, AgentTask, StandingAgent
+from .tables import AgentLog, AgentTask, StandingAgent, unreadable_context
 
 Amount = Annotated[Decimal, PlainSerializer(decimal_text, return_type=str)]
 
@@ -49,9 +49,16 @@ class TaskSummary(BaseModel):
     cost: Amount | None
     error: str | None
     conversation_id: str | None
+    corrupt: str | None = Field(
+        None,
+        description='Set when a stored value of the task cannot be read (its context edited by hand to '
+        'something that is not a JSON object), naming the row: its detail is then a 409 `corrupt_row` '
+        'and a worker fails it without running it. Null otherwise.',
+    )
 
     @classmethod
     def of(cls, row: AgentTask) -> TaskSummary:
+        problem = unreadable_context(row)
         return cls(
             id=row.id,
             standing_agent_id=row.standing_agent_id,
@@ -76,6 +83,7 @@ class TaskSummary(BaseModel):
             cost=row.cost,
             error=row.error,
             conversation_id=row.conversation_id,
+            corrupt=str(problem) if problem is not None else None,
         )
 
 
@@ -112,6 +120,9 @@ class TaskDetail(TaskSummary):
     def with_logs(
         cls, row: AgentTask, logs: list[AgentLog], waiting: list[dict[str, Any]] | None = None
     ) -> TaskDetail:
+        """The task in full; `CorruptRow` when its stored context cannot be read."""
+        if (problem := unreadable_context(row)) is not None:
+            raise problem
         return cls(
             waiting=waiting or [],
             **TaskSummary.of(row).model_dump(),

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Boolean, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from ..corrupt import CorruptRow, json_problem
 from ..store.ids import new_id
 from ..store.schema import Base, JsonType, utcnow
 from ..store.tables import register_table
@@ -130,6 +131,12 @@ class AgentTask(Base):
         Index('ix_agent_tasks_debounce', 'standing_agent_id', 'event', 'subject_key', 'status'),
         Index('ix_agent_tasks_created', 'created_at'),
     )
+
+
+def unreadable_context(task: AgentTask) -> CorruptRow | None:
+    """The error naming a task whose stored context is not a JSON object (edited by hand), or None."""
+    problem = json_problem('context', task.context, dict)
+    return CorruptRow('agent_tasks', task.id, problem) if problem is not None else None
 
 
 class AgentLog(Base):

@@ -381,7 +381,8 @@ export interface paths {
         put?: never;
         /**
          * Create Model
-         * @description Add a model (its key defaults to `provider_key:name`), with the prices given.
+         * @description Add a model (its key defaults to `provider_key:name`), with the prices given; `warning` says
+         *     when one is in a currency with no exchange rate.
          */
         post: operations["create_model_api_registry_models_post"];
         delete?: never;
@@ -429,7 +430,8 @@ export interface paths {
         put?: never;
         /**
          * Add Price
-         * @description Add a price from `valid_from` on (now when left out); the model with its prices.
+         * @description Add a price from `valid_from` on (now when left out); the model with its prices, and a
+         *     `warning` when the price's currency has no exchange rate.
          */
         post: operations["add_price_api_registry_models__key__prices_post"];
         delete?: never;
@@ -3157,6 +3159,11 @@ export interface components {
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
              */
             updated_at: string;
+            /**
+             * Warning
+             * @description Set in the answer of a request that stored a price in a currency with no exchange rate to the reference currency: what the ledger does with the calls priced with it.
+             */
+            warning?: string | null;
         };
         /** RegistryModelList */
         RegistryModelList: {
@@ -3316,6 +3323,11 @@ export interface components {
             totals: components["schemas"]["SpendFigures"];
             /** Series */
             series: components["schemas"]["SpendPoint"][];
+            /**
+             * Missing Rates
+             * @description Currencies with no exchange rate to `currency` among the calls reported and the registry's prices: calls priced in them count as unpriced until `currency_rates` gives one.
+             */
+            missing_rates: string[];
         };
         /**
          * SpendFigures
