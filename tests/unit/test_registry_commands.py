@@ -83,6 +83,25 @@ def test_models_list_with_their_price(on_store: Store) -> None:
     assert shown['price']['input_per_mtok'] == '0.25'
 
 
+def test_a_price_without_an_exchange_rate_is_added_with_one_warning_line(
+    on_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv('SYNAPSE_CURRENCY_RATES', '{"EUR": "1.08"}')
+    price = '{input_per_mtok: 1, output_per_mtok: 2, currency: %s}'
+    models = (
+        f'- {{provider_key: openai, name: a, prices: [{price % "EUR"}]}}\n'
+        f'- {{provider_key: openai, name: b, prices: [{price % "JPY"}]}}\n'
+    )
+    code, out, err = invoke('registry', 'add', 'models', '-', input=models)
+    assert code == 0, err
+    assert out == "Added model 'openai:a'.\nAdded model 'openai:b'.\n"
+    assert err.splitlines() == [
+        'Warning: no exchange rate for JPY to USD: calls priced with it count as unpriced in the spend '
+        'report and in turn costs, and limits in another currency leave them out, until currency_rates '
+        'gives one'
+    ]
+
+
 @pytest.mark.parametrize(
     ('args', 'input', 'code', 'message'),
     [

@@ -240,7 +240,7 @@ def test_the_number_of_queries_does_not_grow_with_the_rows(store: Store, zone: s
             for day in range(1, 28, 3)
         ),
     )
-    assert queries() == few <= 3
+    assert queries() == few <= 4
 
 
 def test_day_bounds_are_days_of_the_zone() -> None:

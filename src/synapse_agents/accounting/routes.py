@@ -127,6 +127,10 @@ class Spend(BaseModel):
     rows: list[SpendRow]
     totals: SpendFigures
     series: list[SpendPoint]
+    missing_rates: list[str] = Field(
+        description='Currencies with no exchange rate to `currency` among the calls reported and the '
+        "registry's prices: calls priced in them count as unpriced until `currency_rates` gives one."
+    )
 
     @classmethod
     def of(cls, report: SpendReport) -> Spend:
@@ -138,6 +142,7 @@ class Spend(BaseModel):
             rows=[SpendRow(key=row.key, day=row.day, **SpendFigures.fields_of(row)) for row in report.rows],
             totals=SpendFigures(**SpendFigures.fields_of(report.totals)),
             series=[SpendPoint(day=p.day, key=p.key, cost=p.cost) for p in report.series],
+            missing_rates=report.missing_rates,
         )
 
 

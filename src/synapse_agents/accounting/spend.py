@@ -5,11 +5,12 @@ stacked by agent or model (the dashboard's chart). A day is a calendar day in th
 setting (the zone calendar limits count in by default), so a day of the report is the day a
 `calendar_day` limit in that zone counts.
 
-Two queries whatever the number of rows: each groups in SQL by its keys and by the currency of the
+Three queries whatever the number of rows: two group in SQL by their keys and by the currency of the
 amount. A row's amount is its `cost_reference` (in its `reference_currency`) when it has one, else
 its `cost` (in its `currency`; a cost with no currency is USD, genai-prices' currency); the sums
 per currency are converted to the reference currency in Python, exactly (`pricing.reference_amount`).
-A call with no cost, or whose currency has no rate, is counted in `unpriced_calls`, never as 0.
+A call with no cost, or whose currency has no rate, is counted in `unpriced_calls`, never as 0;
+`missing_rates` names those currencies, and those of registry prices that have no rate either.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from ..store.schema import LlmCall
 from .pricing import reference_amount
+from .rates import missing_rates, price_currencies
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -109,6 +111,8 @@ class SpendReport:
     rows: list[SpendRow]
     totals: Figures
     series: list[SeriesPoint] = field(default_factory=list)
+    missing_rates: list[str] = field(default_factory=list)
+    """Currencies of the report's calls and of registry prices that have no rate to `currency`."""
 
 
 def spend_report(
@@ -134,6 +138,7 @@ def spend_report(
         rows = session.execute(_sums(grouped, grouped.c.key)).all()
         stacked = base.add_columns(day.label('day'), _COLUMNS[stack].label('key')).subquery()
         points = session.execute(_sums(stacked, stacked.c.day, stacked.c.key)).all()
+        priced_in = price_currencies(session)
     report_rows: dict[str, SpendRow] = {}
     for found in rows:
         key = found.key or ''
@@ -155,6 +160,9 @@ def spend_report(
         rows=_ordered(report_rows.values(), by),
         totals=totals,
         series=[SeriesPoint(_date(d), key, figures.cost) for (d, key), figures in sorted(series.items())],
+        missing_rates=missing_rates(
+            [*priced_in, *(found.currency for found in rows if found.priced)], settings
+        ),
     )
 
 

@@ -54,6 +54,11 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def warn(message: str) -> None:
+    """One line on standard error; the command goes on."""
+    err_console.print(f'[yellow]Warning:[/yellow] {escape(message)}', highlight=False, soft_wrap=True)
+
+
 @contextmanager
 def opened(ctx: typer.Context) -> Iterator[SynapseRuntime]:
     """The root with the store (no agent catalog); every refusal as one line."""
@@ -175,6 +180,9 @@ def add_command(ctx: typer.Context, kind: KindArgument, source: Source = '-') ->
         for entry in entries:
             key = kind_of(kind).add(runtime, entry)
             console.print(f'Added {kind.value[:-1]} {escape(repr(key))}.', highlight=False)
+            warning = kind_of(kind).warning(runtime, entry)
+            if warning is not None:
+                warn(warning)
 
 
 @registry_app.command('edit')

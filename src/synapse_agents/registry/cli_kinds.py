@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..accounting.rates import rate_warning
 from . import agents_store, models_store, presets_store, providers_store, read, settings_store, tones_store
-from .entries import not_found
+from .entries import not_found, parse
 from .errors import Invalid, NotFound
 from .responses import ConfiguredAgent, Preset, Provider, Tone
+from .schemas import ModelInput
 from .tables import AgentConfig, RegistryModel
 from .tables import Preset as PresetRow
 from .tables import Provider as ProviderRow
@@ -54,6 +56,10 @@ class Kind:
     def edit(self, runtime: SynapseRuntime, key: str, data: Entry) -> None:
         self.service.update(runtime.store, key, data)
 
+    def warning(self, runtime: SynapseRuntime, data: Entry) -> str | None:
+        """What to warn of once `data` is added (None: nothing)."""
+        return None
+
     def remove(self, runtime: SynapseRuntime, key: str) -> None:
         self.service.delete(runtime.store, key)
 
@@ -81,6 +87,11 @@ class Models(Kind):
 
     def one(self, runtime: SynapseRuntime, key: str) -> Entry:
         return _dump(models_store.answer(runtime.store, key))
+
+    def warning(self, runtime: SynapseRuntime, data: Entry) -> str | None:
+        """A price in a currency with no exchange rate: what the ledger does with its calls."""
+        prices = parse(ModelInput, data).prices
+        return rate_warning([price.currency for price in prices], runtime.settings)
 
 
 class Settings(Kind):

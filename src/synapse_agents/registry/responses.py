@@ -113,6 +113,11 @@ class RegistryModel(BaseModel):
     prices: list[Price] = Field(description='Every price, oldest first.')
     created_at: Timestamp
     updated_at: Timestamp
+    warning: str | None = Field(
+        None,
+        description='Set in the answer of a request that stored a price in a currency with no exchange '
+        'rate to the reference currency: what the ledger does with the calls priced with it.',
+    )
 
     @classmethod
     def of(cls, row: tables.RegistryModel, prices: list[tables.ModelPrice], now: datetime) -> RegistryModel:

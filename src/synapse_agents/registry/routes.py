@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path
 
+from ..accounting.rates import rate_warning
 from ..encryption import BadSecretKey, SecretBox
 from ..web.context import SynapseContext
 from ..web.errors import ApiError, error_responses
@@ -132,9 +133,12 @@ async def models(context: Context) -> RegistryModelList:
     '/api/registry/models', response_model=RegistryModel, status_code=201, responses=error_responses(409)
 )
 async def create_model(body: ModelInput, context: Context) -> RegistryModel:
-    """Add a model (its key defaults to `provider_key:name`), with the prices given."""
+    """Add a model (its key defaults to `provider_key:name`), with the prices given; `warning` says
+    when one is in a currency with no exchange rate."""
     row = await call(models_store.create, context.store, body)
-    return await call(models_store.answer, context.store, row.key)
+    answer = await call(models_store.answer, context.store, row.key)
+    answer.warning = rate_warning([price.currency for price in body.prices], context.settings)
+    return answer
 
 
 @router.get('/api/registry/models/{key}', response_model=RegistryModel)
@@ -164,9 +168,12 @@ async def delete_model(key: ModelKeyPath, context: Context) -> RegistryDeleted:
     responses=error_responses(409),
 )
 async def add_price(key: ModelKeyPath, body: PriceInput, context: Context) -> RegistryModel:
-    """Add a price from `valid_from` on (now when left out); the model with its prices."""
+    """Add a price from `valid_from` on (now when left out); the model with its prices, and a
+    `warning` when the price's currency has no exchange rate."""
     await call(models_store.add_price, context.store, key, body)
-    return await call(models_store.answer, context.store, key)
+    answer = await call(models_store.answer, context.store, key)
+    answer.warning = rate_warning([body.currency], context.settings)
+    return answer
 
 
 # -- settings -----------------------------------------------------------------------------

@@ -40,8 +40,12 @@ function report(query: URLSearchParams): SpendReport {
           { day: '2026-05-03', key: 'demo.support', cost: '0.00042' },
           { day: '2026-05-03', key: 'demo.triage', cost: null },
         ],
+    missing_rates: missingRates,
   }
 }
+
+/** The currencies the report says have no rate to USD. */
+let missingRates: string[] = []
 
 const overrun = (n: number): Overrun => ({
   id: `o${n}`, limit_id: 'l1', user: 'user:42', tenant: 'firm:7', scope: 'tenant', scope_id: 'firm:7', period: 'calendar_month', limit_amount: '25',
@@ -64,6 +68,7 @@ function stored(body: Record<string, unknown>): SpendingLimit {
 beforeEach(() => {
   resetResources()
   calls = []
+  missingRates = []
   limits = []
   limits = [
     stored({ scope: 'tenant', scope_id: 'firm:7', period: 'calendar_month', amount: '25', consumed: '20.5', headroom: '4.5', timezone: 'Europe/Paris', window_start: '2026-04-30T22:00:00Z', window_end: '2026-05-31T22:00:00Z' }),
@@ -145,6 +150,22 @@ describe('Spend', () => {
     const totals = within(table).getByTestId('spend-totals')
     expect(within(totals).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['Total', '4', '2,000', '400', '$0.0127', '1'])
     expect(within(totals).getByTestId('spend-cost')).toHaveAttribute('title', '$0.01272')
+  })
+
+  it('says which currencies have no exchange rate, and only then', async () => {
+    const first = renderAt('/spend')
+    await screen.findByTestId('spend-chart')
+    expect(screen.queryByTestId('missing-rates')).not.toBeInTheDocument()
+    first.unmount()
+
+    resetResources()
+    missingRates = ['CHF', 'JPY']
+    renderAt('/spend?by=agent')
+    const notice = await screen.findByTestId('missing-rates')
+    expect(notice).toHaveAttribute('role', 'status')
+    expect(notice).toHaveTextContent(
+      'No exchange rate for CHF, JPY to USD: calls priced in them count as unpriced here, and limits in another currency leave them out, until currency_rates gives one.',
+    )
   })
 
   it('switches the stacking and the grouping, in the URL and in the API query', async () => {

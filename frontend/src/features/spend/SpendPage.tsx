@@ -15,6 +15,18 @@ import { changeState, readState, spendQuery, TABS, writeState, type SpendState, 
 import { SpendTable } from './SpendTable'
 import { label, Segmented, SpendToolbar } from './SpendToolbar'
 
+/** Currencies with no exchange rate: their calls are counted as unpriced, never added as if converted. */
+function MissingRates({ currencies, reference }: { currencies: string[]; reference: string }) {
+  if (currencies.length === 0) return null
+  const them = currencies.length === 1 ? 'it' : 'them'
+  return (
+    <p role="status" data-testid="missing-rates" className="rounded-md border border-warning/40 bg-warning-soft/60 px-3 py-2 text-xs">
+      No exchange rate for {currencies.join(', ')} to {reference}: calls priced in {them} count as unpriced here, and limits in another currency
+      leave them out, until <code className="font-mono">currency_rates</code> gives one.
+    </p>
+  )
+}
+
 function SpendTab({ state, onChange }: { state: SpendState; onChange: (change: Partial<SpendState>) => void }) {
   const report = useSpendReport(spendQuery(state))
   const data = report.data
@@ -22,6 +34,7 @@ function SpendTab({ state, onChange }: { state: SpendState; onChange: (change: P
     <div className="space-y-4">
       <SpendToolbar state={state} onChange={onChange} />
       <Loading resource={report} />
+      {data && <MissingRates currencies={data.missing_rates ?? []} reference={data.currency} />}
       {data?.totals.calls === 0 && <EmptyState icon={<CircleSlash />} title="No model calls" />}
       {data && data.totals.calls > 0 && (
         <div className={report.loading ? 'space-y-4 opacity-60' : 'space-y-4'}>

@@ -56,6 +56,8 @@ export interface SpendReport {
   totals: SpendFigures
   /** Cost per day and per stack key, for the chart. */
   series: SpendPoint[]
+  /** Currencies of the calls and registry prices with no rate to `currency`: their calls count as unpriced. */
+  missing_rates?: string[]
 }
 
 export interface SpendingLimit {
