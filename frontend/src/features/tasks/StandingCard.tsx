@@ -37,9 +37,12 @@ export function StandingCard({
 }) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
+  // Beside a run now the broker did not take: the task is queued and is published later.
+  const [notice, setNotice] = useState<string | null>(null)
   const act = async (action: () => Promise<unknown>) => {
     setBusy(true)
     setError(null)
+    setNotice(null)
     try {
       await action()
       invalidate('tasks:')
@@ -49,6 +52,7 @@ export function StandingCard({
       setBusy(false)
     }
   }
+  const runNow = async () => setNotice((await tasksApi.runNow(standing.id)).notice ?? null)
   const toggle = standing.enabled ? () => tasksApi.pause(standing.id) : () => tasksApi.resume(standing.id)
   return (
     <li className="min-w-0 space-y-3 rounded-lg border bg-card p-4" data-testid="standing-card" data-name={standing.name} aria-label={standing.name}>
@@ -65,7 +69,7 @@ export function StandingCard({
           </p>
         </div>
         <div className="flex flex-wrap gap-1">
-          <Button variant="outline" size="sm" disabled={busy} onClick={() => act(() => tasksApi.runNow(standing.id))}>
+          <Button variant="outline" size="sm" disabled={busy} onClick={() => act(runNow)}>
             <Zap /> Run now
           </Button>
           <Button variant="ghost" size="sm" disabled={busy} onClick={() => act(toggle)}>
@@ -96,6 +100,11 @@ export function StandingCard({
       {error && (
         <p role="alert" className="text-xs text-destructive">
           {error}
+        </p>
+      )}
+      {notice && (
+        <p role="status" className="text-xs text-warning" data-testid="run-notice">
+          {notice}
         </p>
       )}
       <section aria-label={`Last runs of ${standing.name}`}>

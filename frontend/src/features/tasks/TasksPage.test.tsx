@@ -31,6 +31,8 @@ function standing(over: Partial<StandingAgent> = {}): StandingAgent {
 
 let agents: StandingAgent[]
 let run: TaskDetail | null
+/** What the server says beside a run it queued (the broker did not answer), or nothing. */
+let runNotice: string | null
 let reads: number
 let calls: { method: string; path: string; body?: Record<string, unknown> }[]
 
@@ -58,6 +60,7 @@ beforeEach(() => {
   resetResources()
   agents = [standing()]
   run = null
+  runNotice = null
   reads = 0
   calls = []
   vi.stubGlobal(
@@ -85,7 +88,7 @@ beforeEach(() => {
       if (path === '/api/standing-agents/s1/run' && method === 'POST') {
         run = { ...summary({ id: 't1', trigger: 'manual', status: 'queued', started_at: null, finished_at: null, duration_ms: null, conversation_id: null, worker: null }), instruction: 'Summarise the night.', context: null, output: null, run_id: null, logs: [] }
         agents = agents.map((one) => (one.id === 's1' ? { ...one, last_runs: [run!, ...one.last_runs] } : one))
-        return Response.json({ task: run }, { status: 202 })
+        return Response.json({ task: run, notice: runNotice }, { status: 202 })
       }
       if (path === '/api/tasks/t1') return Response.json(advance())
       if (path === '/api/standing-agents/s1/pause') {
@@ -179,11 +182,29 @@ describe('Tasks', () => {
     expect(await screen.findAllByTestId('standing-card')).toHaveLength(2)
   })
 
+  it("shows the server's notice when a run now is queued while the broker does not answer", async () => {
+    runNotice =
+      'The broker at amqp://broker:5672// did not answer (OperationalError: [Errno 111] Connection refused). The task is queued and will be published when the broker answers (the scheduler publishes queued tasks again every minute): sending it again would run it twice.'
+    renderAt('/tasks')
+    const card = await screen.findByTestId('standing-card')
+    await userEvent.click(within(card).getByRole('button', { name: /Run now/ }))
+    const notice = await within(card).findByTestId('run-notice')
+    expect(notice).toHaveAttribute('role', 'status')
+    expect(notice).toHaveTextContent(runNotice)
+    expect(within(card).queryByRole('alert')).not.toBeInTheDocument()
+    await within(card).findByRole('link', { name: /Run t1 .* queued/ })
+
+    // The next action replaces it.
+    await userEvent.click(within(card).getByRole('button', { name: /Pause/ }))
+    await waitFor(() => expect(within(card).queryByTestId('run-notice')).not.toBeInTheDocument())
+  })
+
   it('runs one now and follows the run live to its end: status, log, cost, conversation', async () => {
     renderAt('/tasks')
     const card = await screen.findByTestId('standing-card')
     await userEvent.click(within(card).getByRole('button', { name: /Run now/ }))
     const queued = await within(card).findByRole('link', { name: /Run t1 .* queued/ })
+    expect(within(card).queryByTestId('run-notice')).not.toBeInTheDocument()
     await userEvent.click(queued)
     expect(screen.getByTestId('where')).toHaveTextContent('/tasks?task=t1')
 
