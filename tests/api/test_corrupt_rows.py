@@ -314,3 +314,47 @@ def test_a_task_whose_context_cannot_be_read_is_listed_marked_refused_in_detail_
     failed = client.get('/api/tasks').json()['tasks']
     error = next(row['error'] for row in failed if row['id'] == bad)
     assert error.startswith(mark) and 'did not start' in error, error
+
+
+# -- (e) a turn's stored model messages ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ('damage', 'detail'),
+    [
+        ('kind', 'model_messages holds a string, not a list'),
+        ('shape', 'model_messages are not model messages'),
+    ],
+)
+def test_damaged_model_messages_keep_the_thread_open_and_a_new_turn_is_refused_naming_the_message(
+    client: TestClient, store: Store, damage: str, detail: str
+) -> None:
+    conversation_id = new_conversation(client)
+    again = chat(client, GREETER, conversation_id=conversation_id)
+    assert 'error' not in types(decode(again.text))
+    thread = client.get(f'/api/conversations/{conversation_id}').json()
+    first = next(m['id'] for m in thread['messages'] if m['role'] == 'assistant')
+    if damage == 'kind':
+        spoil_json(store, 'messages', 'model_messages', first, wrong_kind='"text"')
+        if store.dialect == 'sqlite':
+            detail = 'model_messages is not JSON'
+    else:  # JSON of the right kind whose items are not model messages: only a replay can tell
+        sql(store, 'UPDATE messages SET model_messages = \'[{"kind": 1}]\' WHERE id = :id', id=first)
+    opened = client.get(f'/api/conversations/{conversation_id}')
+    assert opened.status_code == 200, opened.text
+    marks = {m['id']: m['corrupt'] for m in opened.json()['messages'] if m['role'] == 'assistant'}
+    assert len(marks) == 2
+    if damage == 'kind':  # what the thread can tell without reading the whole value
+        assert marks.pop(first) == f'messages {first}: {detail}'
+    assert set(marks.values()) == {None}
+    listed = client.get('/api/conversations')
+    assert listed.status_code == 200 and [c['id'] for c in listed.json()['conversations']] == [
+        conversation_id
+    ]
+    # A new turn would replay it: refused before its stream starts, naming the message.
+    refused = chat(client, GREETER, conversation_id=conversation_id)
+    assert detail in corrupt_answer(refused, 'messages', first)
+    if store.dialect == 'sqlite' and damage == 'kind':  # text that is not JSON cannot be copied
+        asked = next(m['id'] for m in opened.json()['messages'][2:] if m['role'] == 'user')
+        forked = client.post(f'/api/conversations/{conversation_id}/fork', json={'message_id': asked})
+        corrupt_answer(forked, 'messages', first)

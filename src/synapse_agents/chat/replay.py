@@ -3,16 +3,22 @@
 Only completed turns are replayed, exactly as they were stored (a turn that failed or was interrupted
 left no answer the model could build on, and half a tool exchange is invalid history). Uploaded files
 are read back from disk into the turns' `BinaryContent`; a file that is gone replays as empty bytes.
+A turn whose stored messages cannot be read (a row edited by hand: not JSON, not a list, or not
+model messages) stops the replay with `corrupt.CorruptRow` naming its message row: the new turn is
+refused before it starts rather than run without that memory.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from sqlalchemy import select
 
+from ..corrupt import CorruptRow, json_problem
 from ..store import Message, Store
 from ..store.decisions import paused_message_run
 from ..store.history import attachment_references
@@ -39,6 +45,8 @@ def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> l
         ).all()
     files_by_run: dict[str | None, list[bytes]] = {}
     dumped: list[Any] = []
+    starts: list[int] = []
+    owners: list[str] = []
     for message_id, run_id, role, status, model_messages, attachments in rows:
         if role == 'user':
             files_by_run[run_id] = [
@@ -46,11 +54,34 @@ def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> l
                 for reference in attachment_references(attachments)
             ]
         elif model_messages and status == 'complete':
+            if (problem := json_problem('model_messages', model_messages, list)) is not None:
+                raise CorruptRow('messages', message_id, problem)
             files = files_by_run.get(run_id, [])
             if files:
-                model_messages = restore_binary(model_messages, files)
+                try:
+                    model_messages = restore_binary(model_messages, files)
+                except (AttributeError, TypeError):  # items that are not objects
+                    raise CorruptRow('messages', message_id, f'{NOT_MESSAGES} (not objects)') from None
+            starts.append(len(dumped))
+            owners.append(message_id)
             dumped.extend(model_messages)
-    return ModelMessagesTypeAdapter.validate_python(dumped) if dumped else []
+    return _validated(dumped, starts, owners)
+
+
+NOT_MESSAGES = 'model_messages are not model messages'
+
+
+def _validated(dumped: list[Any], starts: list[int], owners: list[str]) -> list[ModelMessage]:
+    """The messages validated in one call; `CorruptRow` naming the row whose items fail."""
+    if not dumped:
+        return []
+    try:
+        return ModelMessagesTypeAdapter.validate_python(dumped)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = error['loc'][0] if error['loc'] and isinstance(error['loc'][0], int) else 0
+        owner = owners[max(bisect_right(starts, where) - 1, 0)]
+        raise CorruptRow('messages', owner, f'{NOT_MESSAGES} ({error["msg"]})') from None
 
 
 def _read(attachments_dir: Path, reference: dict[str, Any], conversation_id: str, message_id: str) -> bytes:
@@ -61,4 +92,6 @@ def _read(attachments_dir: Path, reference: dict[str, Any], conversation_id: str
 def paused_history(store: Store, message_id: str) -> list[ModelMessage]:
     """The model messages of the one turn that paused on tool calls (a stateless agent's resume)."""
     dumped = paused_message_run(store, message_id)
-    return ModelMessagesTypeAdapter.validate_python(dumped) if dumped else []
+    if (problem := json_problem('model_messages', dumped, list)) is not None:
+        raise CorruptRow('messages', message_id, problem)
+    return _validated(dumped, [0], [message_id]) if dumped else []

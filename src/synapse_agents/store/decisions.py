@@ -68,11 +68,11 @@ def awaiting_calls(store: Store, conversation_id: str) -> list[AwaitingCall]:
     ]
 
 
-def paused_message_run(store: Store, message_id: str) -> list[Any] | None:
-    """The stored model messages of the turn that paused (the history a stateless agent resumes). Blocking."""
+def paused_message_run(store: Store, message_id: str) -> Any:
+    """The stored model messages of the turn that paused (the history a stateless agent resumes), as
+    stored: the reader checks them (`chat/replay.py`). Blocking."""
     with store.read() as session:
-        value = session.execute(select(Message.model_messages).where(Message.id == message_id)).scalar()
-    return value if isinstance(value, list) else None
+        return session.execute(select(Message.model_messages).where(Message.id == message_id)).scalar()
 
 
 @dataclass(frozen=True)

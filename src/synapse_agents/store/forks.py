@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
+from ..corrupt import CorruptRow, NotJson
 from .files import remove_inside
 from .history import attachment_references
 from .ids import is_valid_id, new_id
@@ -165,7 +166,11 @@ def _copy(
 
 
 def _message_copy(attachments_dir: Path, row: Any, fork_id: str, copy_id: str) -> dict[str, Any]:
-    """The values of a copy of message `row` in the fork, its files copied too."""
+    """The values of a copy of message `row` in the fork, its files copied too; `CorruptRow` naming
+    the row when one of its JSON values is stored as text that is not JSON (it cannot be written)."""
+    for name, value in row._mapping.items():
+        if isinstance(value, NotJson):
+            raise CorruptRow('messages', row.id, f'{name} is not JSON ({value.problem})')
     values = {
         **row._asdict(),
         'id': copy_id,

@@ -178,6 +178,8 @@ class AssistantEntry(_Entry):
     cost: Decimal | None
     duration_ms: int | None
     meta: dict[str, Any] | None
+    corrupt: str | None = None
+    """Set when its stored `model_messages` cannot be replayed (`corrupt.note` naming the row)."""
 
 
 @dataclass(frozen=True, slots=True)

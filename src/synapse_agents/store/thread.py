@@ -4,7 +4,9 @@
 conversations forked from it, its messages without `model_messages`, its tool invocations. Each
 tool invocation is placed inside the assistant answer that made them, where the answer's stored
 parts reference it; an answer's calls that no part references go last. Parts that are not well
-formed (a row written by hand) are left out; stored deps values that are not a JSON object are
+formed (a row written by hand) are left out, and an answer whose stored `model_messages` are not a
+JSON list is marked `corrupt` (told from the value's first character, or its JSON type on
+PostgreSQL, so the thread still never reads them whole); stored deps values that are not a JSON object are
 shown as none, the thread marked `corrupt` naming the row.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, String, case, func, select, type_coerce
 from sqlalchemy.orm import aliased
 
 from ..corrupt import json_problem, note
@@ -64,6 +66,40 @@ _MESSAGE_COLUMNS = (
     Message.copied_from_id,
 )
 
+
+def _model_messages_kind(dialect: str) -> ColumnElement[str]:
+    """The JSON type of a message's `model_messages` ('array' when well formed, 'invalid' when it is
+    not JSON), told without reading the value whole when it starts as a list."""
+    column = Message.model_messages
+    if dialect == 'postgresql':
+        kind: Any = func.jsonb_typeof(column)
+    else:
+        kind = case(
+            (func.substr(column, 1, 1) == '[', 'array'),
+            (func.json_valid(column) == 1, func.json_type(column)),
+            else_='invalid',
+        )
+    return type_coerce(kind, String).label('model_messages_kind')
+
+
+_KINDS = {'object': 'an object', 'text': 'a string', 'string': 'a string', 'integer': 'a number'}
+_KINDS |= {'real': 'a number', 'number': 'a number', 'true': 'a boolean', 'false': 'a boolean'}
+_KINDS |= {'boolean': 'a boolean'}
+
+
+def _replay_problem(m: Any) -> str | None:
+    """`corrupt.note` for an answer whose stored model messages are not a JSON list, else None."""
+    kind = m.model_messages_kind
+    if kind in (None, 'array', 'null'):
+        return None
+    detail = (
+        'model_messages is not JSON'
+        if kind == 'invalid'
+        else f'model_messages holds {_KINDS[kind]}, not a list'
+    )
+    return note('messages', m.id, detail)
+
+
 _source = aliased(Conversation)
 _SOURCE_TITLE = (
     select(_source.title)
@@ -95,7 +131,9 @@ def conversation_thread(store: Store, conversation_id: str) -> ConversationThrea
             .order_by(Conversation.created_at, Conversation.id)
         ).all()
         messages = session.execute(
-            select(*_MESSAGE_COLUMNS).where(Message.conversation_id == conversation_id).order_by(Message.id)
+            select(*_MESSAGE_COLUMNS, _model_messages_kind(store.dialect))
+            .where(Message.conversation_id == conversation_id)
+            .order_by(Message.id)
         ).all()
         tools = session.execute(
             select(*_TOOL_COLUMNS)
@@ -137,6 +175,7 @@ def _entry(m: Any, tools: list[ToolCall]) -> Entry:
             cost=m.cost,
             duration_ms=m.duration_ms,
             meta=json_object(m.meta),
+            corrupt=_replay_problem(m),
         )
     if m.role == 'error':
         return ErrorEntry(m.id, m.status, m.content, m.created_at, m.copied_from_id, json_object(m.details))

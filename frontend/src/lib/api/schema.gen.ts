@@ -934,7 +934,8 @@ export interface paths {
         };
         /**
          * Task
-         * @description One task with its instruction, context, output and log.
+         * @description One task with its instruction, context, output and log; a 409 `corrupt_row` when its stored
+         *     context cannot be read.
          */
         get: operations["task_api_tasks__task_id__get"];
         put?: never;
@@ -1488,6 +1489,11 @@ export interface components {
             meta: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Corrupt
+             * @description Set when its stored model messages cannot be replayed (a row edited by hand: not a JSON list), naming the row: a new turn of the conversation is then a 409 `corrupt_row`.
+             */
+            corrupt?: string | null;
         };
         /**
          * Attachment
@@ -3603,6 +3609,11 @@ export interface components {
             error: string | null;
             /** Conversation Id */
             conversation_id: string | null;
+            /**
+             * Corrupt
+             * @description Set when a stored value of the task cannot be read (its context edited by hand to something that is not a JSON object), naming the row: its detail is then a 409 `corrupt_row` and a worker fails it without running it. Null otherwise.
+             */
+            corrupt?: string | null;
             /** Instruction */
             instruction: string;
             /** Context */
@@ -3708,6 +3719,11 @@ export interface components {
             error: string | null;
             /** Conversation Id */
             conversation_id: string | null;
+            /**
+             * Corrupt
+             * @description Set when a stored value of the task cannot be read (its context edited by hand to something that is not a JSON object), naming the row: its detail is then a 409 `corrupt_row` and a worker fails it without running it. Null otherwise.
+             */
+            corrupt?: string | null;
         };
         /** TextPart */
         TextPart: {
@@ -9657,6 +9673,15 @@ export interface operations {
             };
             /** @description Nothing with that id or slug. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

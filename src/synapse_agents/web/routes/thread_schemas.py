@@ -263,6 +263,11 @@ class AssistantMessage(BaseModel):
     cost: Cost | None
     duration_ms: int | None
     meta: dict[str, Any] | None = Field(description='model, provider, finish_reason, llm_calls.')
+    corrupt: str | None = Field(
+        None,
+        description='Set when its stored model messages cannot be replayed (a row edited by hand: not a '
+        'JSON list), naming the row: a new turn of the conversation is then a 409 `corrupt_row`.',
+    )
 
 
 class ErrorMessage(BaseModel):
@@ -310,6 +315,7 @@ def message_of(m: Entry) -> UserMessage | AssistantMessage | ErrorMessage | Noti
             cost=m.cost,
             duration_ms=m.duration_ms,
             meta=m.meta,
+            corrupt=m.corrupt,
         )
     common = {
         'id': m.id,
