@@ -70,6 +70,7 @@ def test_list_rows_totals_and_pagination(client: TestClient, store: Store) -> No
         'tool_count': 0,
         'created_at': row['created_at'],
         'updated_at': row['updated_at'],
+        'corrupt': None,
     }
     assert ids(client.get('/api/conversations', params={'sort': 'oldest'}))[0] == made[0]
     assert client.get('/api/conversations', params={'page': 0}).status_code == 422

@@ -358,3 +358,46 @@ def test_damaged_model_messages_keep_the_thread_open_and_a_new_turn_is_refused_n
         asked = next(m['id'] for m in opened.json()['messages'][2:] if m['role'] == 'user')
         forked = client.post(f'/api/conversations/{conversation_id}/fork', json={'message_id': asked})
         corrupt_answer(forked, 'messages', first)
+
+
+# -- (f) a scope type holding ':' ----------------------------------------------------------------
+
+
+def test_rows_whose_scope_type_holds_a_colon_still_load_and_a_turn_or_task_on_them_is_refused_naming_the_row(
+    client: TestClient, store: Store, context: SynapseContext
+) -> None:
+    conversation_id = new_conversation(client)
+    sql(
+        store,
+        "UPDATE conversations SET tenant_type = 'org:8', tenant_id = 'x' WHERE id = :id",
+        id=conversation_id,
+    )
+    mark = f'conversations {conversation_id}: tenant type: '
+    listed = client.get('/api/conversations')
+    assert listed.status_code == 200, listed.text
+    [row] = listed.json()['conversations']
+    assert row['tenant'] == {'type': 'org:8', 'id': 'x'} and row['corrupt'].startswith(mark)
+    opened = client.get(f'/api/conversations/{conversation_id}')
+    assert opened.status_code == 200, opened.text
+    assert opened.json()['conversation']['corrupt'].startswith(mark)
+    assert 'tenant type' in corrupt_answer(
+        chat(client, GREETER, conversation_id=conversation_id), 'conversations', conversation_id
+    )
+
+    body = {'name': 'Order desk', 'agent': SUPPORT, 'instruction': 'Check the order.', 'tenant': 'org:acme'}
+    standing_id = client.post('/api/standing-agents', json=body).json()['id']
+    bad, good = (
+        client.post(f'/api/standing-agents/{standing_id}/run').json()['task']['id'] for _ in range(2)
+    )
+    sql(store, "UPDATE agent_tasks SET tenant_type = 'org:8' WHERE id = :id", id=bad)
+    task_mark = f'agent_tasks {bad}: tenant type: '
+    rows = {task['id']: task for task in client.get('/api/tasks').json()['tasks']}
+    assert rows[bad]['tenant'] == 'org:8:acme' and rows[bad]['corrupt'].startswith(task_mark)
+    assert rows[good]['corrupt'] is None
+    shown = client.get(f'/api/tasks/{bad}')
+    assert shown.status_code == 200 and shown.json()['corrupt'].startswith(task_mark), shown.text
+    assert client.portal is not None
+    assert client.portal.call(runner.run_task, context, bad, 'test-worker') == 'failed'
+    assert client.portal.call(runner.run_task, context, good, 'test-worker') == 'succeeded'
+    error = client.get(f'/api/tasks/{bad}').json()['error']
+    assert error.startswith(task_mark) and 'did not start' in error, error

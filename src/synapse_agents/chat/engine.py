@@ -236,7 +236,7 @@ def _check_conversation(
             409,
             f'Conversation {conversation_id!r} belongs to agent {conversation.agent_key!r}, not {slug!r}.',
         )
-    stored = Scope.from_columns(conversation)
+    stored = Scope.stored(conversation, 'conversations')
     if scope.empty:
         return stored
     try:

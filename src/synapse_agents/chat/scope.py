@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic_ai import RunContext
 
+from ..corrupt import CorruptRow
+
 Ref = tuple[str, str]
 """A `(type, id)` pair, such as `('user', '42')`."""
 
@@ -93,6 +95,15 @@ class Scope:
             parts[axis] = (kind, ident) if kind is not None and ident is not None else None
         return cls(**parts)
 
+    @classmethod
+    def stored(cls, row: Any, table: str) -> Scope:
+        """`from_columns` for a row of `table` (it has an `id`); `CorruptRow` naming it when its stored
+        scope is not one Synapse would write (a type holding ':', edited by hand or older)."""
+        problem = scope_problem(row)
+        if problem is not None:
+            raise CorruptRow(table, row.id, problem)
+        return cls.from_columns(row)
+
     def as_json(self) -> dict[str, list[str] | None]:
         """The scope as plain JSON, as it travels in the run's metadata."""
         return {axis: list(ref) if (ref := getattr(self, axis)) is not None else None for axis in AXES}
@@ -131,6 +142,24 @@ class Scope:
         """The scope of the run `ctx` belongs to (empty when the run was not started by Synapse)."""
         metadata = ctx.metadata or {}
         return cls.from_json(metadata.get(METADATA_KEY))
+
+
+def scope_problem(row: Any) -> str | None:
+    """What is wrong with the scope stored on `row` (six `<axis>_type`/`<axis>_id` attributes), or None."""
+    try:
+        Scope.from_columns(row)
+    except InvalidScope as exc:
+        return str(exc).rstrip('.')
+    return None
+
+
+def pairs_problem(tenant: Any, actor: Any, subject: Any) -> str | None:
+    """What is wrong with a stored scope read as pairs (`store.rows.ConversationSummary`), or None."""
+    try:
+        Scope(tenant, actor, subject)
+    except InvalidScope as exc:
+        return str(exc).rstrip('.')
+    return None
 
 
 def _pair(value: Any) -> Ref | None:

@@ -318,7 +318,7 @@ class Synapse:
             raise WrongAgent(
                 f'Conversation {conversation_id!r} belongs to agent {row.agent_key!r}, not {slug!r}.'
             )
-        return Scope.from_columns(row).continued_with(asked, conversation_id)
+        return Scope.stored(row, 'conversations').continued_with(asked, conversation_id)
 
 
 def unknown_slug_message(slug: str, known: list[str]) -> str:

@@ -28,8 +28,8 @@ from ..accounting.spend import decimal_text
 from ..chat.engine import TurnRejected
 from ..chat.events import TurnFailed, TurnFinished, TurnStarted
 from ..chat.request import TurnRequest
-from ..chat.scope import Scope
-from ..corrupt import unreadable_amount
+from ..chat.scope import Scope, scope_problem
+from ..corrupt import CorruptRow, unreadable_amount
 from ..store.schema import utcnow
 from ..traces.sink import RunPlace
 from . import queue
@@ -63,6 +63,10 @@ def prompt_of(task: AgentTask) -> str:
 
 
 def scope_of(task: AgentTask) -> Scope:
+    """The task's scope; `CorruptRow` naming it when its stored tenant or subject is not one Synapse
+    would write (a type holding ':')."""
+    if (problem := scope_problem(task)) is not None:
+        raise CorruptRow('agent_tasks', task.id, problem)
     tenant = (task.tenant_type, task.tenant_id) if task.tenant_type and task.tenant_id else None
     subject = (task.subject_type, task.subject_id) if task.subject_type and task.subject_id else None
     actor = (ACTOR_TYPE, task.standing_agent_id) if task.standing_agent_id else ('task', 'manual')
@@ -148,9 +152,13 @@ def _why(task: AgentTask) -> str:
 
 async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepLog) -> Outcome:
     store = runtime.store
-    if (damaged := unreadable_context(task)) is not None:  # a row edited by hand: fail it, run the next
-        logger.error('task %s cannot run: %s', task.id, damaged)
-        return Outcome('failed', error=f'{damaged}. The task did not start and cost nothing.')
+    try:  # a row edited by hand: fail it, the worker runs the next
+        if (damaged := unreadable_context(task)) is not None:
+            raise damaged
+        scope_of(task)
+    except CorruptRow as exc:
+        logger.error('task %s cannot run: %s', task.id, exc)
+        return Outcome('failed', error=f'{exc}. The task did not start and cost nothing.')
     target = await target_for(runtime, task.agent_key)
     refusal = await anyio.to_thread.run_sync(limit_refusal, runtime, task, target.preset)
     if refusal is not None:

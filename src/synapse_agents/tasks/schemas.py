@@ -12,6 +12,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from ..accounting.spend import decimal_text
+from ..chat.scope import scope_problem
+from ..corrupt import note
 from ..web.routes.schemas import Timestamp
 from .standing_store import RefText, ref_text
 from .tables import AgentLog, AgentTask, StandingAgent, unreadable_context
@@ -51,14 +53,18 @@ class TaskSummary(BaseModel):
     conversation_id: str | None
     corrupt: str | None = Field(
         None,
-        description='Set when a stored value of the task cannot be read (its context edited by hand to '
-        'something that is not a JSON object), naming the row: its detail is then a 409 `corrupt_row` '
-        'and a worker fails it without running it. Null otherwise.',
+        description='Set when a stored value of the task cannot be read, naming the row: a context edited '
+        'by hand to something that is not a JSON object (its detail is then a 409 `corrupt_row`), or a '
+        "scope type holding ':' (written before that was refused). A worker fails it without running it. "
+        'Null otherwise.',
     )
 
     @classmethod
     def of(cls, row: AgentTask) -> TaskSummary:
-        problem = unreadable_context(row)
+        damaged = unreadable_context(row)
+        mark = str(damaged) if damaged is not None else None
+        if mark is None and (problem := scope_problem(row)) is not None:
+            mark = note('agent_tasks', row.id, problem)
         return cls(
             id=row.id,
             standing_agent_id=row.standing_agent_id,
@@ -83,7 +89,7 @@ class TaskSummary(BaseModel):
             cost=row.cost,
             error=row.error,
             conversation_id=row.conversation_id,
-            corrupt=str(problem) if problem is not None else None,
+            corrupt=mark,
         )
 
 

@@ -1673,6 +1673,11 @@ export interface components {
              */
             updated_at: string;
             /**
+             * Corrupt
+             * @description Set when a stored value of the conversation cannot be read (edited by hand, or written before a rule: a scope type holding ':'), naming the row; null otherwise. A turn that would use that value answers 409 `corrupt_row`.
+             */
+            corrupt?: string | null;
+            /**
              * Snippet
              * @description For a search: about 160 characters around the first match, in the title or else the first matching message, cut at word boundaries ("…" marks a cut). Absent without a search.
              */
@@ -1764,6 +1769,11 @@ export interface components {
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
              */
             updated_at: string;
+            /**
+             * Corrupt
+             * @description Set when a stored value of the conversation cannot be read (edited by hand, or written before a rule: a scope type holding ':'), naming the row; null otherwise. A turn that would use that value answers 409 `corrupt_row`.
+             */
+            corrupt?: string | null;
         };
         /**
          * Counts
@@ -3611,7 +3621,7 @@ export interface components {
             conversation_id: string | null;
             /**
              * Corrupt
-             * @description Set when a stored value of the task cannot be read (its context edited by hand to something that is not a JSON object), naming the row: its detail is then a 409 `corrupt_row` and a worker fails it without running it. Null otherwise.
+             * @description Set when a stored value of the task cannot be read, naming the row: a context edited by hand to something that is not a JSON object (its detail is then a 409 `corrupt_row`), or a scope type holding ':' (written before that was refused). A worker fails it without running it. Null otherwise.
              */
             corrupt?: string | null;
             /** Instruction */
@@ -3721,7 +3731,7 @@ export interface components {
             conversation_id: string | null;
             /**
              * Corrupt
-             * @description Set when a stored value of the task cannot be read (its context edited by hand to something that is not a JSON object), naming the row: its detail is then a 409 `corrupt_row` and a worker fails it without running it. Null otherwise.
+             * @description Set when a stored value of the task cannot be read, naming the row: a context edited by hand to something that is not a JSON object (its detail is then a 409 `corrupt_row`), or a scope type holding ':' (written before that was refused). A worker fails it without running it. Null otherwise.
              */
             corrupt?: string | null;
         };
@@ -3803,6 +3813,11 @@ export interface components {
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
              */
             updated_at: string;
+            /**
+             * Corrupt
+             * @description Set when a stored value of the conversation cannot be read (edited by hand, or written before a rule: a scope type holding ':'), naming the row; null otherwise. A turn that would use that value answers 409 `corrupt_row`.
+             */
+            corrupt?: string | null;
             /** Stateless */
             stateless: boolean;
             /** Agent Available */
@@ -3817,11 +3832,6 @@ export interface components {
             deps_values: {
                 [key: string]: unknown;
             } | null;
-            /**
-             * Corrupt
-             * @description Set when a stored value of the conversation cannot be read (edited by hand or damaged), naming the row and the value; null otherwise.
-             */
-            corrupt?: string | null;
         };
         /**
          * Tone

@@ -21,6 +21,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PlainSerializer
 
+from ...chat.scope import pairs_problem
+from ...corrupt import note
 from ...store.repository import DeletionReport
 from ...store.rows import (
     ConversationSummary,
@@ -86,6 +88,12 @@ class ConversationRow(BaseModel):
     tool_count: int
     created_at: Timestamp
     updated_at: Timestamp
+    corrupt: str | None = Field(
+        None,
+        description='Set when a stored value of the conversation cannot be read (edited by hand, or '
+        "written before a rule: a scope type holding ':'), naming the row; null otherwise. A turn "
+        'that would use that value answers 409 `corrupt_row`.',
+    )
 
     @classmethod
     def of(cls, c: ConversationSummary) -> ConversationRow:
@@ -113,6 +121,9 @@ def row_fields(c: ConversationSummary) -> dict[str, Any]:
         'tool_count': c.tool_count,
         'created_at': c.created_at,
         'updated_at': c.updated_at,
+        'corrupt': note('conversations', c.id, problem)
+        if (problem := pairs_problem(c.tenant, c.actor, c.subject)) is not None
+        else None,
     }
 
 

@@ -60,25 +60,22 @@ class ThreadConversation(ConversationRow):
         description="The values last sent for its agent's `deps_schema` (the playground's deps form "
         'starts from them); null when none were sent, or when the stored ones cannot be read (`corrupt`).'
     )
-    corrupt: str | None = Field(
-        None,
-        description='Set when a stored value of the conversation cannot be read (edited by hand or '
-        'damaged), naming the row and the value; null otherwise.',
-    )
 
     @classmethod
     def about(
         cls, thread: ConversationThread, *, stateless: bool, agent_available: bool
     ) -> ThreadConversation:
         source = thread.forked_from
+        fields = row_fields(thread.conversation)
+        marks = [mark for mark in (fields.pop('corrupt'), thread.corrupt) if mark is not None]
         return cls(
-            **row_fields(thread.conversation),
+            **fields,
+            corrupt='; '.join(marks) or None,
             stateless=stateless,
             agent_available=agent_available,
             forked_from=ForkedFrom.model_validate(source) if source is not None else None,
             forks=[ForkRow.model_validate(fork) for fork in thread.forks],
             deps_values=thread.deps_values,
-            corrupt=thread.corrupt,
         )
 
 
