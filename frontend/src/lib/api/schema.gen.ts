@@ -1491,7 +1491,7 @@ export interface components {
             } | null;
             /**
              * Corrupt
-             * @description Set when its stored model messages cannot be replayed (a row edited by hand: not a JSON list), naming the row: a new turn of the conversation is then a 409 `corrupt_row`.
+             * @description Present when its stored model messages cannot be replayed (a row edited by hand: not a JSON list), naming the row: a new turn of the conversation is then a 409 `corrupt_row`.
              */
             corrupt?: string | null;
         };

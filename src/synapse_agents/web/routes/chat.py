@@ -141,10 +141,11 @@ async def chat(
                 f'{name}: NUL characters are not accepted.',
                 fields=[{'location': f'body.{name}', 'message': 'NUL character'}],
             )
-    texts = [('message', message), ('model', model or '')]
-    texts += [('attachments', file.filename or '') for file in files]
-    for name, value in texts:
-        problem = text_flaw(value)  # a form part declared in UTF-7 can decode to a lone surrogate
+    # A file name's NUL is sanitised away like any other unsafe character; text is refused.
+    texts = [('message', message, True), ('model', model or '', True)]
+    texts += [('attachments', file.filename or '', False) for file in files]
+    for name, value, nul in texts:
+        problem = text_flaw(value, nul=nul)  # a form part in UTF-7 can decode to a lone surrogate
         if problem is not None:
             raise ApiError(
                 422, f'{name}: {problem}.', fields=[{'location': f'body.{name}', 'message': problem}]

@@ -260,9 +260,9 @@ class AssistantMessage(BaseModel):
     cost: Cost | None
     duration_ms: int | None
     meta: dict[str, Any] | None = Field(description='model, provider, finish_reason, llm_calls.')
-    corrupt: str | None = Field(
+    corrupt: str | None = _left_out_at(
         None,
-        description='Set when its stored model messages cannot be replayed (a row edited by hand: not a '
+        'Present when its stored model messages cannot be replayed (a row edited by hand: not a '
         'JSON list), naming the row: a new turn of the conversation is then a 409 `corrupt_row`.',
     )
 
