@@ -75,6 +75,7 @@ def _model_messages_kind(dialect: str) -> ColumnElement[str]:
         kind: Any = func.jsonb_typeof(column)
     else:
         kind = case(
+            (column.is_(None), None),  # no messages stored (a notice, an answer written without them)
             (func.substr(column, 1, 1) == '[', 'array'),
             (func.json_valid(column) == 1, func.json_type(column)),
             else_='invalid',
