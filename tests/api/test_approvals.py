@@ -266,6 +266,7 @@ def test_a_completed_resumed_turn_leaves_no_claim_for_the_sweep(
         data={'conversation_id': conversation_id, 'decisions': json.dumps(DECISIONS)},
     )
     assert response.status_code == 200, response.text
+
     def statuses() -> list[tuple[str, str]]:
         thread = client.get(f'/api/conversations/{conversation_id}').json()
         return [
