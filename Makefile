@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.synapse-installed
+DASHBOARD := src/synapse_agents/web/static/index.html
 POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 PYTEST_ARGS ?=
 
@@ -13,7 +14,9 @@ PYTEST_ARGS ?=
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-$(STAMP): pyproject.toml
+# The dashboard is built first (order-only: a frontend edit does not reinstall Python), so its npm
+# output shows here; the package build (hatch_build.py) then finds it built and skips it.
+$(STAMP): pyproject.toml | $(DASHBOARD)
 	@echo '==> Creating the virtual environment in $(VENV)'
 	$(PYTHON) -m venv $(VENV)
 	@echo '==> Installing Synapse and its development dependencies (a minute or two on a fresh machine)'
@@ -22,19 +25,18 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 # The dashboard (frontend/, React + Vite) is built into the package; git ignores the output.
-DASHBOARD := src/synapse_agents/web/static/index.html
 NODE_MODULES := frontend/node_modules/.package-lock.json
 FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/package.json frontend/vite.config.ts frontend/tsconfig.json frontend/openapi.json
 CHROMIUM := /usr/bin/chromium
 
 $(NODE_MODULES): frontend/package-lock.json
-	@echo '==> Installing the dashboard build tools (npm ci)'
+	@echo '==> Installing the dashboard build tools (npm ci, a minute or two on a fresh clone)'
 	cd frontend && npm ci --no-audit --no-fund
 	@touch $(NODE_MODULES)
 
 $(DASHBOARD): $(NODE_MODULES) $(FRONTEND_SOURCES)
-	@echo '==> Building the dashboard'
+	@echo '==> Building the dashboard (npm run build, about a minute)'
 	cd frontend && npm run build
 
 frontend: $(DASHBOARD) ## Build the dashboard into the package (npm ci first when node_modules is stale)

@@ -4,7 +4,9 @@ The dashboard's JS and CSS are build output (git ignores ``src/synapse_agents/we
 build starts without them and the ``frontend/`` sources are there, this hook runs
 ``npm ci`` (when ``node_modules`` is missing or older than the lockfile) and ``npm run build``,
 which writes into the package. Building from an sdist that already carries the dashboard needs
-no Node at all. ``scripts/check_wheel.py`` fails a wheel that still lacks it.
+no Node at all. ``scripts/check_wheel.py`` fails a wheel that still lacks it. ``make install``
+builds the dashboard before ``pip install -e`` (pip hides a build hook's output), so this hook
+finds it built and skips.
 """
 
 from __future__ import annotations
