@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import gc
 import logging
+import socket
 import threading
 import time
 import webbrowser
@@ -21,11 +23,15 @@ from .access import AccessPolicy, ensure_enabled, policy_for
 from .app import create_app
 from .context import SynapseContext
 
-__all__ = ['DEMO_TARGET', 'StartupFailed', 'env_files', 'run_server']
+__all__ = ['DEMO_TARGET', 'PortUnavailable', 'StartupFailed', 'env_files', 'run_server']
 
 
 class StartupFailed(RuntimeError):
     """The app's start-up work (the lifespan) raised: the server never answered a request."""
+
+
+class PortUnavailable(RuntimeError):
+    """The address to serve on cannot be bound (most often: another process listens there)."""
 
 
 def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, console: Console) -> None:
@@ -39,6 +45,7 @@ def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, consol
         allowed_hosts=settings.allowed_hosts,
         session_ttl=settings.session_ttl,
     )
+    ensure_port_free(settings.host, settings.port)
     # `synapse serve` runs the maintenance jobs (the daily auto-prune when it is on).
     context = SynapseRuntime.open(loaded, demo=demo, maintenance=True)
     try:
@@ -68,6 +75,25 @@ def run_server(loaded: LoadedSettings, *, demo: bool, open_browser: bool, consol
         _serve(server, guard)
     finally:
         context.close()
+
+
+def ensure_port_free(host: str, port: int) -> None:
+    """Bind `host:port` once and let go, so a taken port is one line before any banner is printed.
+
+    `SO_REUSEADDR` as uvicorn sets it: a port left in TIME_WAIT by a stopped server is free, one
+    another process listens on is not.
+    """
+    family = socket.AF_INET6 if ':' in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise PortUnavailable(
+                    f'port {port} on {host} is already in use: pass --port, or stop what is using it'
+                ) from None
+            raise PortUnavailable(f'cannot listen on {host}:{port}: {exc.strerror or exc}') from None
 
 
 def _print_banner(context: SynapseContext, policy: AccessPolicy, console: Console) -> str:
