@@ -147,6 +147,32 @@ _HTTP_ERRORS = {
     '401': ModelHTTPError(401, 'scripted', {'error': 'bad key'}),
     '400': ModelHTTPError(400, 'scripted', {'error': 'context window exceeded'}),
     '503': ModelHTTPError(503, 'scripted', {'error': 'overloaded'}),
+    # A plan or credit used up: OpenAI's 429 `insufficient_quota` (with a Retry-After it sends
+    # anyway), Anthropic's billing 400 and a 402 Payment Required.
+    'quota': ModelHTTPError(
+        429,
+        'scripted',
+        {
+            'error': {
+                'message': 'You exceeded your current quota, please check your plan and billing details.',
+                'type': 'insufficient_quota',
+                'code': 'insufficient_quota',
+            }
+        },
+        headers={'Retry-After': '20'},
+    ),
+    'credit': ModelHTTPError(
+        400,
+        'scripted',
+        {
+            'type': 'error',
+            'error': {
+                'type': 'invalid_request_error',
+                'message': 'Your credit balance is too low to access the Anthropic API.',
+            },
+        },
+    ),
+    '402': ModelHTTPError(402, 'scripted', {'error': 'Payment Required'}),
 }
 
 

@@ -200,6 +200,7 @@ async def test_a_provider_refusal_is_described_in_the_providers_words(
         'message': 'Rate limit reached for requests',
         'retry_after': 20.0,
         'model': 'scripted',
+        'kind': 'rate_limited',
     }
     assert failed.payload()['provider'] == failed.provider
     [error] = [m for m in rows(store, Message, conversation_id=prepared.conversation_id) if m.role == 'error']

@@ -31,6 +31,23 @@ export interface ProviderErrorView {
   /** Seconds its Retry-After asked for. */
   retryAfter: number | null
   model: string | null
+  /** `rate_limited`, `quota_exhausted` (the plan or credit is used up), `provider_error`, or
+   * `spending_limit` (Synapse's own limit refused the call). */
+  kind?: string | null
+  /** For `spending_limit`: the limit, what is spent, the call's reservation and the headroom. */
+  limit?: LimitRefusalView | null
+}
+
+/** A spending limit's refusal: amounts are decimal strings in `currency`. */
+export interface LimitRefusalView {
+  scope: string | null
+  scopeId: string | null
+  period: string | null
+  amount: string | null
+  currency: string | null
+  consumed: string | null
+  reservation: string | null
+  headroom: string | null
 }
 
 export interface ErrorView {
@@ -49,7 +66,29 @@ export function providerErrorOf(value: unknown): ProviderErrorView | null {
   const raw = value as Record<string, unknown>
   const text = (key: string) => (typeof raw[key] === 'string' || typeof raw[key] === 'number' ? String(raw[key]) : null)
   const number = (key: string) => (typeof raw[key] === 'number' && Number.isFinite(raw[key]) ? (raw[key] as number) : null)
-  return { status: number('status'), type: text('type'), code: text('code'), message: text('message'), retryAfter: number('retry_after'), model: text('model') }
+  const limit = raw.limit && typeof raw.limit === 'object' ? (raw.limit as Record<string, unknown>) : null
+  const limitText = (key: string) => (limit && (typeof limit[key] === 'string' || typeof limit[key] === 'number') ? String(limit[key]) : null)
+  return {
+    status: number('status'),
+    type: text('type'),
+    code: text('code'),
+    message: text('message'),
+    retryAfter: number('retry_after'),
+    model: text('model'),
+    kind: text('kind'),
+    limit: limit
+      ? {
+          scope: limitText('scope'),
+          scopeId: limitText('scope_id'),
+          period: limitText('period'),
+          amount: limitText('amount'),
+          currency: limitText('currency'),
+          consumed: limitText('consumed'),
+          reservation: limitText('reservation'),
+          headroom: limitText('headroom'),
+        }
+      : null,
+  }
 }
 
 export type AssistantPart =

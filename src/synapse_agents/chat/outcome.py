@@ -25,6 +25,7 @@ from .._json import jsonable
 from ..accounting.errors import SpendingError
 from ..store.write_queue import store_error_text
 from .attachments import strip_binary
+from .provider_errors import quota_exhausted
 
 _RECOVERABLE_STATUS = {408, 409, 425, 429}
 
@@ -56,11 +57,13 @@ class TurnNotSaved(RuntimeError):
 
 def is_recoverable(error: BaseException) -> bool:
     """Whether trying again may succeed: rate limits, timeouts, overloaded or failing servers, and
-    a store that could not write (once it has room again)."""
+    a store that could not write (once it has room again); never a provider's exhausted quota."""
     if isinstance(error, UsageLimitExceeded | SpendingError):
         return False  # a spending limit or the app's credits: trying again is refused again
     if isinstance(error, TurnNotSaved):
         return True
+    if quota_exhausted(error):
+        return False  # the plan or credit at the provider is used up: not a passing rate limit
     if isinstance(error, ModelHTTPError):
         return error.status_code in _RECOVERABLE_STATUS or error.status_code >= 500
     return isinstance(error, TimeoutError | ConnectionError)

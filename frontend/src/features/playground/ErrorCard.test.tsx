@@ -72,4 +72,65 @@ describe('the error card', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Retry' }))
     expect(retry).toHaveBeenCalledOnce()
   })
+
+  it('an exhausted plan or credit is final: its own title and words, no countdown, no Retry', () => {
+    const retry = vi.fn()
+    const quota = rateLimited({
+      recoverable: false,
+      message: '429 You exceeded your current quota',
+      provider: {
+        status: 429,
+        type: 'insufficient_quota',
+        code: 'insufficient_quota',
+        message: 'You exceeded your current quota, please check your plan and billing details.',
+        retryAfter: null,
+        model: 'gpt-5',
+        kind: 'quota_exhausted',
+      },
+    })
+    render(<ErrorCard error={quota} onRetry={retry} />)
+    expect(screen.getByTestId('error-title')).toHaveTextContent('Plan or credit exhausted · 429')
+    expect(screen.getByTestId('error-title')).not.toHaveTextContent('Rate limited')
+    expect(screen.getByTestId('quota-exhausted')).toHaveTextContent('plan or credit is used up')
+    expect(screen.queryByTestId('retry-after')).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull()
+  })
+
+  it('a spending limit offers no Retry and says what would let the call through', () => {
+    const refusal: ErrorView = {
+      className: 'SpendingLimitExceeded',
+      message: "Spending limit reached: agent 'config:pirate-helper' may spend 1.00 USD per day",
+      traceback: null,
+      recoverable: false,
+      provider: {
+        status: null,
+        type: null,
+        code: null,
+        message: "Spending limit reached: agent 'config:pirate-helper' may spend 1.00 USD per day",
+        retryAfter: null,
+        model: null,
+        kind: 'spending_limit',
+        limit: {
+          scope: 'agent',
+          scopeId: 'config:pirate-helper',
+          period: 'day',
+          amount: '1.00',
+          currency: 'USD',
+          consumed: '0.70',
+          reservation: '0.45',
+          headroom: '0.30',
+        },
+      },
+    }
+    render(<ErrorCard error={refusal} onRetry={vi.fn()} />)
+    expect(screen.getByTestId('error-title')).toHaveTextContent('Spending limit reached')
+    const why = screen.getByTestId('limit-refusal')
+    expect(why).toHaveTextContent('Limit 1.00 USD per day on agent config:pirate-helper')
+    expect(why).toHaveTextContent('0.30 USD left')
+    expect(why).toHaveTextContent('reserved 0.45 USD, its worst case')
+    expect(why).toHaveTextContent('raise the limit')
+    expect(why).toHaveTextContent('max_tokens')
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull()
+    expect(screen.queryByTestId('retry-after')).toBeNull()
+  })
 })

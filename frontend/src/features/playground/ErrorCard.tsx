@@ -1,7 +1,7 @@
 import { AlertOctagon, AlertTriangle, RotateCw } from '@/components/icons'
 import { useEffect, useState } from 'react'
 import { cn } from '@/lib/cn'
-import type { ErrorView, ProviderErrorView } from '@/lib/thread'
+import type { ErrorView, LimitRefusalView, ProviderErrorView } from '@/lib/thread'
 import { Button } from '@/components/ui/button'
 import { Collapsible } from '@/components/ui/collapsible'
 import { LongText } from '@/components/common/LongText'
@@ -23,8 +23,13 @@ const STATUS_WORDS: Record<number, string> = {
   504: 'Timed out',
 }
 
+/** Errors that trying again cannot fix: the card offers no Retry and no countdown. */
+const FINAL_KINDS = new Set(['quota_exhausted', 'spending_limit'])
+
 function title(error: ErrorView): string {
   const status = error.provider?.status
+  if (error.provider?.kind === 'quota_exhausted') return `Plan or credit exhausted${status ? ` · ${status}` : ''}`
+  if (error.provider?.kind === 'spending_limit') return 'Spending limit reached'
   if (status) return `${STATUS_WORDS[status] ?? (status >= 500 ? 'Provider error' : 'Refused')} · ${status}`
   return `${error.recoverable ? 'Recoverable error' : 'Error'}${error.className ? `: ${error.className}` : ''}`
 }
@@ -46,19 +51,47 @@ function RetryAfter({ provider, at }: { provider: ProviderErrorView; at: number 
   )
 }
 
+function QuotaExhausted() {
+  return (
+    <p className="text-xs text-muted-foreground" data-testid="quota-exhausted">
+      The provider says this account's plan or credit is used up. Retrying will not help: add credit or raise the plan with
+      the provider, or pick another model.
+    </p>
+  )
+}
+
+function LimitRefusal({ limit }: { limit: LimitRefusalView }) {
+  const money = (value: string | null) => (value == null ? '?' : `${value} ${limit.currency ?? ''}`.trim())
+  return (
+    <div className="space-y-0.5 text-xs text-muted-foreground" data-testid="limit-refusal">
+      <p>
+        Limit {money(limit.amount)} per {(limit.period ?? 'period').replace('_', ' ')} on {limit.scope} {limit.scopeId}: {money(limit.consumed)} spent
+        or reserved, {money(limit.headroom)} left; this call reserved {money(limit.reservation)}, its worst case.
+      </p>
+      <p className="text-foreground">
+        To let it through, raise the limit, or lower the agent's <span className="font-mono">max_tokens</span> so the worst case fits in
+        what is left.
+      </p>
+    </div>
+  )
+}
+
 /**
  * An agent error. A provider's refusal shows its status, error type and code, its own message, a
  * Retry-After countdown and the model; the traceback is folded, the project's own frames first and
- * library frames folded. `onRetry` sends the last user message again.
+ * library frames folded. `onRetry` sends the last user message again; it is not offered when
+ * retrying cannot help (an exhausted plan or credit, a spending limit).
  */
-export function ErrorCard({ error, onRetry }: { error: ErrorView; onRetry?: () => void }) {
+export function ErrorCard({ error, onRetry: retry }: { error: ErrorView; onRetry?: () => void }) {
   const soft = error.recoverable
   const Icon = soft ? AlertTriangle : AlertOctagon
   const provider = error.provider ?? null
+  const final = FINAL_KINDS.has(provider?.kind ?? '')
+  const onRetry = final ? undefined : retry
   // For a provider's refusal the title is its status: the exception class (what code catches) and
   // the provider's error type and code come beside it.
   const chips = provider
-    ? [error.className, provider.type, provider.code && provider.code !== String(provider.status) ? provider.code : null].filter(Boolean)
+    ? [...new Set([error.className, provider.type, provider.code && provider.code !== String(provider.status) ? provider.code : null])].filter(Boolean)
     : []
   return (
     <div
@@ -87,7 +120,9 @@ export function ErrorCard({ error, onRetry }: { error: ErrorView; onRetry?: () =
           <p className="whitespace-pre-wrap break-words" data-testid="error-message">
             <LongText text={provider?.message ?? error.message} />
           </p>
-          {provider?.retryAfter != null && provider.retryAfter > 0 && <RetryAfter provider={provider} at={error.at} />}
+          {!final && provider?.retryAfter != null && provider.retryAfter > 0 && <RetryAfter provider={provider} at={error.at} />}
+          {provider?.kind === 'quota_exhausted' && <QuotaExhausted />}
+          {provider?.kind === 'spending_limit' && provider.limit && <LimitRefusal limit={provider.limit} />}
           {error.traceback && (
             <Collapsible label="Traceback" className="pt-0.5">
               <TracebackView text={error.traceback} />
