@@ -25,6 +25,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from .secret_key_file import stored_key
+
 ENV_PREFIX = 'SYNAPSE_'
 PYPROJECT_TABLE = ('tool', 'synapse')
 MAX_RETENTION_DAYS = 36_500
@@ -141,7 +143,9 @@ class Settings(BaseSettings):
         None,
         description='Key that encrypts stored secrets such as provider API keys (a Fernet key: '
         '`synapse registry new-key` prints one). Several comma-separated keys: the first encrypts, '
-        'any decrypts (for `synapse registry rotate-key`). Unset: storing a secret is refused.',
+        'any decrypts (for `synapse registry rotate-key`). Unset: the first secret stored makes one in '
+        '`<home>/secret_key` (mode 0600; back it up with the database); with env `production`, storing a '
+        'secret is refused instead.',
     )
     language: str = Field('en', description='Default language of answers and summaries (an IETF tag).')
     chunk_size: int = Field(
@@ -244,11 +248,12 @@ class Settings(BaseSettings):
 
     debug: bool = Field(
         False,
-        description='Record a debug log for every model call of every run (requests and responses, '
-        'nested runs included) and its trace tree. Off: only the playground records them (debug_playground).',
+        description='Keep the bodies (requests and responses) of every debug log of every run, nested '
+        'runs included; every turn records its trace tree anyway. Off: only the playground keeps them '
+        '(debug_playground).',
     )
     debug_playground: bool = Field(
-        True, description="Record debug logs and traces for the playground's turns."
+        True, description="Keep the debug logs' bodies (requests and responses) of the playground's turns."
     )
     debug_agents: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
@@ -530,6 +535,8 @@ def load_settings(
     settings.home = _resolve(settings.home, root)
     if settings.env_file is not None:
         settings.env_file = _resolve(settings.env_file, root)
+    if settings.secret_key is None:
+        settings.secret_key = stored_key(settings.home, settings.env)
 
     values = []
     for name, field in Settings.model_fields.items():

@@ -139,7 +139,11 @@ def test_a_provider_models_use_cannot_be_deleted(keyed: TestClient) -> None:
     assert keyed.delete('/api/registry/providers/p').status_code == 200
 
 
-def test_storing_a_key_without_a_secret_key_is_refused_with_the_how_to(client: TestClient) -> None:
+def test_storing_a_key_without_a_secret_key_is_refused_with_the_how_to(
+    context: SynapseContext, client: TestClient
+) -> None:
+    # Outside production a key is made in SYNAPSE_HOME (test_secret_key_file.py); production refuses.
+    context.settings.env = 'production'
     refused = client.post('/api/registry/providers', json={'key': 'p', 'kind': 'openai', 'api_key': API_KEY})
     assert refused.status_code == 422
     body = error(refused)

@@ -13,7 +13,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path
 
 from ..accounting.rates import rate_warning
-from ..encryption import BadSecretKey, SecretBox
+from ..encryption import HOW_TO_SET, BadSecretKey, SecretBox
+from ..secret_key_file import PRODUCTION, make_key
 from ..web.context import SynapseContext
 from ..web.errors import ApiError, error_responses
 from . import models_store, probe, providers_store, read, settings_store
@@ -56,7 +57,21 @@ SettingName = Annotated[
 
 
 def secret_box(context: SynapseContext, needed: bool) -> SecretBox:
-    """The box of the `secret_key` setting; a malformed setting is refused only when a secret is stored."""
+    """The box of the `secret_key` setting; a malformed setting is refused only when a secret is stored.
+
+    Without a configured key, storing a secret makes one in `SYNAPSE_HOME` (`secret_key_file`),
+    except in production, where that is refused.
+    """
+    settings = context.settings
+    if needed and settings.secret_key is None:
+        if settings.env == PRODUCTION:
+            message = (
+                f'an API key cannot be stored: no secret_key is set, and in production Synapse does not '
+                f'make one. {HOW_TO_SET}'
+            )
+            fields = [{'location': 'body.api_key', 'message': message}]
+            raise ApiError(422, f'api_key: {message}', code='no_secret_key', fields=fields)
+        settings.secret_key = make_key(settings.home)
     try:
         return SecretBox.from_setting(context.settings.secret_key)
     except BadSecretKey as exc:
