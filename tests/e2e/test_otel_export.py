@@ -373,3 +373,23 @@ def test_a_served_chat_turn_is_exported(
     (root,) = listed
     assert root['agent_run_id'] == top.attributes['synapse.agent_run_id']
     assert (root['trace_id'], root['message_id']) == (top.trace_id, ids['message_id'])
+
+
+def test_every_run_of_a_turn_is_exported_with_the_conversation_id(
+    receiver: Receiver, synapse_of: Callable[..., Synapse]
+) -> None:
+    """The turn's run and the runs its tools start carry the conversation's id as pydantic-ai's
+    `gen_ai.conversation.id`, on every turn of the conversation."""
+    syn = synapse_of(otel_endpoint=receiver.url)
+    conversation = syn.conversation_sync(three_levels())
+    first = conversation.send('hello')
+    second = conversation.send('again')
+    syn.close_sync()
+    assert first.conversation_id == second.conversation_id
+    # the first turn: 3 runs (a, b started from a tool, c started from b's), 5 model calls, 2 tool
+    # calls; the second: a answers at once (one run, one call)
+    spans = receiver.wait_for(SPANS_OF_THREE_LEVELS + 2, synapse__conversation_id=first.conversation_id)
+    runs_and_calls = [s for s in spans if s.operation in ('invoke_agent', 'chat')]
+    assert len(runs_and_calls) == 8 + 2
+    ids = [(s.name, s.attributes.get('gen_ai.conversation.id')) for s in runs_and_calls]
+    assert {conversation_id for _, conversation_id in ids} == {first.conversation_id}, ids

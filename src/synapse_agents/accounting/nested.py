@@ -15,7 +15,8 @@ against the limits of the turn's tenant, user and preset and of the nested agent
 any other, and writes the request's ledger row through the turn's write queue, settling the
 reservation in the row's transaction: the nested run's own `run_id`, the run it was started from as
 `parent_run_id`, the nested agent's name as `agent_key`, the turn's module, conversation, tenant,
-user and preset. Outside a turn nothing changes.
+user and preset. Every run started inside a turn that names no conversation of its own runs in the
+turn's (pydantic-ai's `conversation_id`). Outside a turn nothing changes.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class TurnAccount:
     """The ledger module of the nested runs' rows (the turn's)."""
     on_row: Callable[[dict[str, Any]], None]
     """Told of each nested ledger row (the turn adds its tokens and cost to the answer)."""
+    conversation_id: str | None = None
+    """The turn's conversation: a nested run that names no conversation of its own runs in it
+    (pydantic-ai's `conversation_id`, exported as `gen_ai.conversation.id`)."""
 
     def capability(self, parent_run_id: str) -> Spending:
         """A `Spending` for one nested run started from `parent_run_id`."""
@@ -110,6 +114,8 @@ def install() -> None:
 
         def iter(self: Agent[Any, Any], *args: Any, **kwargs: Any) -> Any:
             account = _ACCOUNT.get()
+            if account is not None and account.conversation_id is not None and _names_none(kwargs):
+                kwargs['conversation_id'] = account.conversation_id
             if account is not None and account.takes(self, kwargs):
                 kwargs['capabilities'] = [
                     *(kwargs.get('capabilities') or ()),
@@ -121,6 +127,14 @@ def install() -> None:
         iter.__wrapped__ = original  # type: ignore[attr-defined]
         Agent.iter = iter  # type: ignore[method-assign]
         _installed = True
+
+
+def _names_none(options: dict[str, Any]) -> bool:
+    """Whether a run started with `options` names no conversation (argument, object or history)."""
+    if options.get('conversation_id') is not None or options.get('conversation') is not None:
+        return False
+    history = options.get('message_history') or ()
+    return not any(getattr(message, 'conversation_id', None) for message in history)
 
 
 def _parent_run_id(account: TurnAccount) -> str:

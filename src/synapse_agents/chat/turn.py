@@ -8,6 +8,12 @@ exception becomes an error row and a `TurnFailed` event. A consumer that goes aw
 closing the stream) ends the run; what it produced is stored as interrupted. The turn waits for
 the final write before it yields the run's result (and for a reservation when limits apply).
 
+The agent is the project's own object and is never changed: the run is named by the target's name
+(the discovered attribute) through pydantic-ai's `Agent.override(name=...)`, which holds for the
+turn's task only (a bare `run` would name an unnamed agent after the local variable for good), and
+it runs in the Synapse conversation (`conversation_id`), as the runs nested in it do
+(`accounting/nested.py`).
+
 A turn the store cannot write is never reported as saved: when its first or its last write fails
 (a full disk, a read-only or broken database), the turn ends with a `TurnFailed` saying so
 (`TurnNotSaved`: "This turn could not be saved: database or disk is full"); its `TurnFinished` has
@@ -120,7 +126,11 @@ class TurnStream:
             spending=self.spending,
         )
         self.account = TurnAccount(
-            self.spending, run_id=turn.run_id, module=turn.module, on_row=self.recorder.add_nested
+            self.spending,
+            run_id=turn.run_id,
+            module=turn.module,
+            on_row=self.recorder.add_nested,
+            conversation_id=turn.conversation_id,
         )
 
     # -- the events ----------------------------------------------------------------------
@@ -175,6 +185,7 @@ class TurnStream:
             if turn.attachments and turn.resume is None:
                 prompt = [turn.message, *(a.content() for a in turn.attachments)]
             with (
+                agent.override(name=turn.target.name),
                 traced_turn(turn, self.queue),
                 following(turn.model, turn.sub_agents),
                 accounted(self.account),
@@ -188,6 +199,7 @@ class TurnStream:
                     metadata={METADATA_KEY: turn.scope.as_json()},
                     capabilities=[self.recorder, self.spending, *turn.capabilities],
                     run_id=turn.run_id,
+                    conversation_id=turn.conversation_id,
                     deferred_tool_results=turn.resume,
                 ) as handle:
                     self.handle = handle

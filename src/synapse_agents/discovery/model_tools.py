@@ -140,7 +140,7 @@ async def model_tools(agent: AbstractAgent[Any, Any], deps: Any = None) -> Model
     # and capability toolsets) with the stripped copies, for this context only.
     with agent.override(model=model, toolsets=stripped):
         try:
-            await agent.run(PROMPT, model=model, deps=deps, capabilities=[silent, capture])
+            await agent.run(PROMPT, model=model, deps=deps, capabilities=[silent, capture], infer_name=False)
         except Exception:
             if capture.view is None:
                 raise
