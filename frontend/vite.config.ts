@@ -48,5 +48,7 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     css: false,
+    // A jsdom test that walks a whole page takes a few seconds on a busy 2-core machine.
+    testTimeout: 20_000,
   },
 })
