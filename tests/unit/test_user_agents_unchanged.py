@@ -16,11 +16,13 @@ from typing import Any
 
 import anyio.to_thread
 import pytest
+from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 from pydantic_ai import Agent
 
-from chat_helpers import decode
-from fixtures.projects import unique_name, write_files
+import synapse_agents
+from chat_helpers import LOCAL_PEER, decode
+from fixtures.projects import isolated_imports, unique_name, write_files
 from synapse_agents import Synapse
 from synapse_agents.discovery import Catalog
 from synapse_agents.runtime import SynapseRuntime
@@ -210,3 +212,26 @@ async def test_a_task_leaves_the_projects_agents_as_they_were(
         if runtime.chat is not None:
             runtime.chat.close()
     owned.assert_unchanged('after a task')
+
+
+def anyone(request: Request) -> bool:
+    return True
+
+
+def test_a_turn_under_mount_leaves_the_host_apps_agents_as_they_were(
+    project: str, isolated_env: Path, tmp_path: Path
+) -> None:
+    app = FastAPI()
+    with isolated_imports(tmp_path):
+        synapse_agents.mount(app, '/synapse', authorize=anyone, agents=[project], project_dir=isolated_env)
+        with TestClient(app, base_url='http://app.example', client=LOCAL_PEER) as client:
+            cards = client.get('/synapse/api/agents').json()['agents']
+            slug = {card['attribute']: card['slug'] for card in cards if card.get('module') == project}
+            assert sorted(slug) == sorted(ATTRIBUTES)
+            module = sys.modules[project]
+            agents = {attribute: getattr(module, attribute) for attribute in ATTRIBUTES}
+            before = {attribute: snapshot(agent) for attribute, agent in agents.items()}
+            for attribute in ATTRIBUTES:
+                response = client.post(f'/synapse/api/agents/{slug[attribute]}/chat', data={'message': 'hi'})
+                assert 'finish' in [c.get('type') for c in decode(response.text)], response.text
+            assert_unchanged(agents, before, 'after a turn under mount()')
