@@ -441,36 +441,42 @@ def test_a_failing_nested_run_is_marked_and_found_by_the_errors_filter(
 # -- which turns are traced ---------------------------------------------------------------
 
 
-def test_app_turns_are_traced_only_when_debug_is_on(
+def test_every_turn_records_its_tree_and_only_debug_settings_keep_bodies(
     client: TestClient, synapse_of: Callable[..., Synapse], store: Store
 ) -> None:
+    def bodies(run_id: str) -> bool:
+        call = next(node for node in tree(client, run_id)['children'] if node['kind'] == 'model')
+        return 'history' in client.get(f'{TRACES}/calls/{call["id"]}').json()['data']
+
     syn = synapse_of()
-    send(syn, three_levels(), origin='app')
+    app = send(syn, three_levels(), origin='app')
     syn.close_sync()
-    assert table_counts(store) == {'trace_runs': 0, 'debug_logs': 0, 'trace_tools': 0}
+    assert shape(tree(client, app.run_id)) == THREE_LEVELS
+    assert table_counts(store) == {'trace_runs': 3, 'debug_logs': 5, 'trace_tools': 2}
+    assert not bodies(app.run_id)
 
     syn = synapse_of(debug_playground=False)
-    send(syn, plain(metadata={'synapse.debug': False}))
-    send(syn, three_levels())
+    send(syn, plain('silent', metadata={'synapse.debug': False}))  # the agent's say: never
+    quiet = send(syn, plain('quiet'))
     syn.close_sync()
-    assert table_counts(store) == {'trace_runs': 0, 'debug_logs': 0, 'trace_tools': 0}
+    assert {r['agent_name'] for r in roots(client)} == {'a', 'quiet'}
+    assert not bodies(quiet.run_id)
 
     syn = synapse_of()
-    send(syn, plain(metadata={'synapse.debug': False}))  # the agent's say beats the playground's
+    playground = send(syn, plain('shown'))
     syn.close_sync()
-    assert table_counts(store) == {'trace_runs': 0, 'debug_logs': 0, 'trace_tools': 0}
+    assert bodies(playground.run_id)
 
     syn = synapse_of(debug=True)
-    reply = send(syn, three_levels(), origin='app')
+    debugged = send(syn, plain('debugged'), origin='app')
     syn.close_sync()
-    assert shape(tree(client, reply.run_id)) == THREE_LEVELS
-    assert table_counts(store) == {'trace_runs': 3, 'debug_logs': 5, 'trace_tools': 2}
+    assert bodies(debugged.run_id)
 
     syn = synapse_of(debug_agents='loud')
     loud = send(syn, plain('loud'), origin='app')
-    send(syn, plain('other'), origin='app')
+    other = send(syn, plain('other'), origin='app')
     syn.close_sync()
-    assert {r['agent_name'] for r in roots(client)} == {'a', 'loud'}
+    assert bodies(loud.run_id) and not bodies(other.run_id)
     assert roots(client, agent='loud')[0]['agent_run_id'] == loud.run_id
 
 

@@ -39,6 +39,7 @@ from synapse_agents.runtime.conversation import Reply
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.traces import provider
+from synapse_agents.traces.rows import unpack
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool
 
 # -- the receiver -------------------------------------------------------------------------
@@ -300,7 +301,7 @@ def test_a_nested_turn_is_exported_with_genai_and_synapse_attributes(
     assert receiver.spans(gen_ai__agent__name='outside-of-synapse') == []
 
 
-def test_spans_are_exported_when_nothing_is_stored(
+def test_spans_are_exported_in_full_while_the_stored_tree_keeps_no_bodies(
     receiver: Receiver, synapse_of: Callable[..., Synapse], client: TestClient, store: Store
 ) -> None:
     syn = synapse_of(otel_endpoint=f'{receiver.url}/', debug_playground=False)
@@ -310,8 +311,14 @@ def test_spans_are_exported_when_nothing_is_stored(
     for reply in (playground, app):
         spans = receiver.wait_for(SPANS_OF_THREE_LEVELS, synapse__conversation_id=reply.conversation_id)
         check_tree(spans, reply.run_id)
-    assert stored_rows(store) == 0
-    assert client.get('/api/traces').json() == {'roots': [], 'next_before': None}
+        assert any('gen_ai.input.messages' in span.attributes for span in spans)
+    assert {root['agent_run_id'] for root in client.get('/api/traces').json()['roots']} == {
+        playground.run_id,
+        app.run_id,
+    }
+    with store.read() as session:
+        datas = [unpack(data) for data in session.scalars(select(DebugLog.data))]
+    assert datas and all('history' not in data and 'turns' not in data for data in datas)
 
 
 def test_the_receiver_gets_the_configured_headers(

@@ -21,7 +21,7 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from ..redaction import scrub_value
-from .rows import debug_log_row, run_row, tool_row
+from .rows import debug_log_row, no_answer, run_row, span_error, tool_row
 from .sink import RunPlace, TraceSink, current_sink
 from .tables import DebugLog, TraceRun, TraceTool
 
@@ -41,6 +41,8 @@ class _Run:
     model_calls: int = 0
     tool_calls: int = 0
     costs: list[Decimal | None] = field(default_factory=list)
+    unanswered: list[dict[str, Any]] = field(default_factory=list)
+    """Debug logs of calls that got no answer, written when the run ends: its error is theirs."""
 
 
 @dataclass
@@ -93,7 +95,7 @@ class TraceProcessor(SpanProcessor):
         parent = self._runs.get(parent_open.run_id) if parent_open and parent_open.run_id else None
         trace_id = format(span.context.trace_id, '032x')
         span_id = format(span.context.span_id, '016x')
-        recorded = sink.writes is not None
+        recorded = sink.writes is not None and sink.bodies
         declared = sink.parent if run_id == sink.run_id else None
         if parent is not None:
             place = RunPlace(
@@ -129,7 +131,9 @@ class TraceProcessor(SpanProcessor):
             with self._lock:
                 run.model_calls += 1
                 run.costs.append(row['cost'])
-            if writes is not None:
+            if writes is not None and no_answer(span):
+                run.unanswered.append(row)
+            elif writes is not None:
                 writes.submit(_insert(DebugLog, row))
         elif opened.kind == TOOL:
             with self._lock:
@@ -137,6 +141,9 @@ class TraceProcessor(SpanProcessor):
             if writes is not None:
                 writes.submit(_insert(TraceTool, tool_row(span, run.place, opened.sink)))
         elif opened.kind == RUN and writes is not None:
+            error = span_error(span)
+            for call in run.unanswered:  # the request raised: the run's error is the call's
+                writes.submit(_insert(DebugLog, {**call, 'error': error or call['error']}))
             row = run_row(span, run.place, run.parent_run_id, run.origin, opened.sink)
             row.update(model_calls=run.model_calls, tool_calls=run.tool_calls, cost=_total(run.costs))
             writes.submit(_insert(TraceRun, row))

@@ -29,7 +29,7 @@ from opentelemetry.util.types import Attributes
 
 from ..redaction import remember_headers
 from .processor import processor
-from .rows import without_secrets
+from .rows import no_answer, span_error, with_error, without_secrets
 from .sink import current_sink
 
 logger = logging.getLogger('synapse.traces')
@@ -64,6 +64,8 @@ class _Exports(SpanProcessor):
 
     def __init__(self) -> None:
         self._targets: dict[int, str] = {}
+        self._unanswered: dict[str, list[tuple[str, ReadableSpan]]] = {}
+        """`chat` spans that got no answer, by run: sent when their run ends, with its error."""
         self._exporters: dict[str, BatchSpanProcessor] = {}
         self._headers: dict[str, dict[str, str]] = {}
 
@@ -79,8 +81,19 @@ class _Exports(SpanProcessor):
         if span.context is None:
             return
         endpoint = self._targets.pop(span.context.span_id, None)
-        if endpoint is not None:
-            self._exporter(endpoint).on_end(without_secrets(span))
+        if endpoint is None:
+            return
+        attributes = span.attributes or {}
+        operation = attributes.get('gen_ai.operation.name')
+        run_id = str(attributes.get('synapse.agent_run_id') or '')
+        if operation == 'chat' and run_id and no_answer(span):
+            self._unanswered.setdefault(run_id, []).append((endpoint, span))
+            return
+        if operation == 'invoke_agent' and run_id:
+            error = span_error(span)
+            for target, call in self._unanswered.pop(run_id, []):
+                self._exporter(target).on_end(without_secrets(with_error(call, error) if error else call))
+        self._exporter(endpoint).on_end(without_secrets(span))
 
     def _exporter(self, endpoint: str) -> BatchSpanProcessor:
         with _lock:

@@ -149,6 +149,39 @@ def span_error(span: ReadableSpan) -> str | None:
     return span.status.description or 'error'
 
 
+def no_answer(span: ReadableSpan) -> bool:
+    """Whether a `chat` span ended without an answer and without an error of its own: a request
+    that raised (a 429, a 500, a connection error) while pydantic-ai streamed it. Its run's error says
+    why, once that run ends."""
+    attributes = span.attributes or {}
+    if span.status.status_code == StatusCode.ERROR or attributes.get('gen_ai.usage.input_tokens'):
+        return False
+    if attributes.get('gen_ai.response.finish_reasons') or attributes.get('gen_ai.response.id'):
+        return False
+    turns = _parsed(attributes.get('gen_ai.output.messages'))
+    return not isinstance(turns, list) or not any(
+        isinstance(turn, dict) and turn.get('parts') for turn in turns
+    )
+
+
+def with_error(span: ReadableSpan, error: str) -> ReadableSpan:
+    """A copy of `span` whose status is ERROR, described by `error`."""
+    return ReadableSpan(
+        name=span.name,
+        context=span.context,
+        parent=span.parent,
+        resource=span.resource,
+        attributes=span.attributes,
+        events=span.events,
+        links=span.links,
+        kind=span.kind,
+        status=Status(StatusCode.ERROR, error),
+        start_time=span.start_time,
+        end_time=span.end_time,
+        instrumentation_scope=span.instrumentation_scope,
+    )
+
+
 def capped(value: Any, limit: int) -> tuple[Any, bool]:
     """`value`, or a preview of its JSON with its size when the JSON is longer than `limit` bytes."""
     text = json.dumps(value, default=str, ensure_ascii=False)
@@ -238,7 +271,7 @@ def debug_log_row(
         },
     }
     for attribute, key in _JSON_ATTRIBUTES.items():
-        if attribute in attributes:
+        if attribute in attributes and sink.bodies:
             data[key] = _parsed(attributes[attribute])
     if isinstance(data.get('parameters'), dict):
         data['parameters'] = redact_parameters(data['parameters'])
@@ -282,8 +315,8 @@ def tool_row(span: ReadableSpan, place: RunPlace, sink: TraceSink) -> dict[str, 
     """The `trace_tools` row of a finished `execute_tool` span."""
     attributes = _attributes(span)
     error = span_error(span)
-    arguments, _ = capped(_parsed(attributes.get('gen_ai.tool.call.arguments')), sink.body_limit)
-    result, _ = capped(_parsed(attributes.get('gen_ai.tool.call.result')), sink.body_limit)
+    arguments, _ = _body(attributes.get('gen_ai.tool.call.arguments'), sink)
+    result, _ = _body(attributes.get('gen_ai.tool.call.result'), sink)
     return {
         'id': new_id(),
         'agent_run_id': place.run_id,
@@ -311,7 +344,7 @@ def run_row(
     attributes = _attributes(span)
     own = place.run_id == sink.run_id
     error = span_error(span)
-    output, _ = capped(_parsed(attributes.get('final_result')), sink.body_limit)
+    output, _ = _body(attributes.get('final_result'), sink)
     return {
         'agent_run_id': place.run_id,
         'parent_run_id': parent_run_id,
@@ -338,6 +371,13 @@ def run_row(
         'finished_at': _moment(span.end_time),
         'duration_ms': _duration_ms(span),
     }
+
+
+def _body(value: Any, sink: TraceSink) -> tuple[Any, bool]:
+    """A payload as kept: capped to the sink's `body_limit`, or None when the sink keeps no bodies."""
+    if not sink.bodies:
+        return None, False
+    return capped(_parsed(value), sink.body_limit)
 
 
 def _text(value: Any, limit: int) -> str | None:

@@ -36,8 +36,8 @@ class RunPlace:
     span_id: str = ''
     """The span a child run hangs under: the run's own, or the tool's it was queued from."""
     recorded: bool = True
-    """Whether its tree is stored (debug logs on), not only exported: a run it starts elsewhere
-    (a task) is then stored too."""
+    """Whether its bodies are stored (debug logs on), not only its tree: a run it starts elsewhere
+    (a task) then keeps its bodies too."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -84,7 +84,10 @@ class TraceSink:
     parent: RunPlace | None = None
     """The run that started this one in another process (a task queued from a tool)."""
     writes: WriteQueue | None = None
-    """Where debug logs are written; None: not recorded (exported only)."""
+    """Where the trace rows are written; None: not recorded (exported only)."""
+    bodies: bool = True
+    """Whether the rows keep the bodies: a debug log's request and response payloads, a run's
+    output, a tool's arguments and result. False: the tree alone (timings, tokens, cost, errors)."""
     export: str | None = None
     """The OTLP/HTTP endpoint the spans are sent to; None: not exported."""
     pricer: Pricer | None = None

@@ -1,11 +1,13 @@
 """Whether a turn is traced, and its sink: the debug settings, the agent's own say, the run around it.
 
-A turn records debug logs when the agent says so (`metadata={'synapse.debug': True}`; False never),
-else when it is listed in `debug_agents`, `debug` is on, or it is a playground turn and
-`debug_playground` is on. A turn started inside a traced run (a tool that opens a conversation)
-is recorded like that run, and so is a task queued from a recorded run (`trace_parent`), so a tree
-is never missing a branch. Every traced turn is exported when
-`otel_endpoint` is set.
+Every turn Synapse runs records its trace tree (runs, model calls, tool calls, timings, tokens,
+cost, errors), whatever its origin, unless the agent says never (`metadata={'synapse.debug': False}`).
+The bodies (a debug log's request and response payloads, a run's output, a tool's arguments and
+result) are kept when the agent says so (`metadata={'synapse.debug': True}`), else when it is listed
+in `debug_agents`, `debug` is on, or it is a playground turn and `debug_playground` is on. A turn
+started inside a run that keeps bodies (a tool that opens a conversation) keeps them too, and so
+does a task queued from such a run (`trace_parent`), so a tree is never missing a branch. Every
+traced turn is exported when `otel_endpoint` is set.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def agent_debug(agent: Any) -> bool | None:
 
 
 def wants_debug(settings: Settings, origin: str, slug: str, agent: Any) -> bool:
-    """Whether a turn of agent `slug` from `origin` records debug logs (see the module docstring)."""
+    """Whether a turn of agent `slug` from `origin` keeps its bodies (see the module docstring)."""
     own = agent_debug(agent)
     if own is not None:
         return own
@@ -58,15 +60,17 @@ def turn_sink(turn: PreparedTurn, writes: WriteQueue) -> TraceSink | None:
 
     settings = turn.settings or Settings()
     outer = current_sink()
-    debug = wants_debug(settings, turn.origin, turn.target.slug, turn.target.agent)
+    record = agent_debug(turn.target.agent) is not False
+    bodies = wants_debug(settings, turn.origin, turn.target.slug, turn.target.agent)
     headers = settings.otel_headers.get_secret_value() if settings.otel_headers else None
     export = export_to(settings.otel_endpoint, headers)
     if outer is not None:
-        debug = debug or outer.writes is not None
+        bodies = bodies or (outer.writes is not None and outer.bodies)
+        record = record or outer.writes is not None
         export = export or outer.export
     if turn.trace_parent is not None:
-        debug = debug or turn.trace_parent.recorded
-    if not debug and export is None:
+        bodies = bodies or turn.trace_parent.recorded
+    if not record and export is None:
         return None
     if not install():
         return None
@@ -81,7 +85,8 @@ def turn_sink(turn: PreparedTurn, writes: WriteQueue) -> TraceSink | None:
         message_id=turn.assistant_message_id,
         workflow_run_id=turn.workflow_run_id,
         parent=turn.trace_parent,
-        writes=writes if debug else None,
+        writes=writes if record else None,
+        bodies=bodies,
         export=export,
         pricer=turn.pricer,
         body_limit=settings.debug_body_bytes,

@@ -95,8 +95,9 @@ export function RootPage({
             <p>Try another agent, another origin, or all statuses.</p>
           ) : (
             <p>
-              Playground turns are traced (the <code>debug_playground</code> setting). Turn on <code>debug</code>, list agents in{' '}
-              <code>debug_agents</code>, or give an agent <code>metadata={'{'}'synapse.debug': True{'}'}</code> to trace its other runs.
+              Every turn Synapse runs is traced: the playground, app conversations, tasks and workflows. Request and response bodies
+              are kept for playground turns (the <code>debug_playground</code> setting); turn on <code>debug</code>, list agents in{' '}
+              <code>debug_agents</code>, or give an agent <code>metadata={'{'}'synapse.debug': True{'}'}</code> to keep them for its other runs.
             </p>
           )}
         </EmptyState>

@@ -76,11 +76,15 @@ describe('the Trace button', () => {
     expect(screen.queryByTestId('trace-sheet')).not.toBeInTheDocument()
   })
 
-  it('says no trace was recorded when the turn has none, after looking again', async () => {
+  it('says why a turn has no trace and which setting changes it, after looking again', async () => {
     found = []
     renderMeta()
     await userEvent.click(screen.getByRole('button', { name: 'Trace of this turn' }))
-    expect(await screen.findByText('No trace recorded for this turn (debug logs are off for it)', undefined, { timeout: 4000 })).toBeInTheDocument()
+    expect(await screen.findByText('No trace recorded for this turn', undefined, { timeout: 4000 })).toBeInTheDocument()
+    const why = screen.getByTestId('no-trace-why')
+    expect(why).toHaveTextContent("answered before Synapse recorded every turn")
+    expect(why).toHaveTextContent("metadata={'synapse.debug': False}")
+    expect(why).not.toHaveTextContent('debug logs are off')
     expect(lookups.length).toBeGreaterThanOrEqual(3)
     expect(screen.queryByRole('link', { name: 'Open in Traces' })).not.toBeInTheDocument()
   })

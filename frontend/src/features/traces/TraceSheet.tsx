@@ -43,10 +43,12 @@ function Body({ messageId }: { messageId: string }) {
   if (found.data) return <Tree runId={found.data.agent_run_id} />
   if (found.data === null && tries >= RETRIES)
     return (
-      <EmptyState icon={<CircleSlash />} title="No trace recorded for this turn (debug logs are off for it)">
-        <p>
-          Playground turns are traced while <code>debug_playground</code> is on, unless the agent says{' '}
-          <code>metadata={'{'}'synapse.debug': False{'}'}</code>.
+      <EmptyState icon={<CircleSlash />} title="No trace recorded for this turn">
+        <p data-testid="no-trace-why">
+          Every turn records its trace tree; this one has none because it was answered before Synapse recorded every
+          turn, or because its agent says <code>metadata={'{'}'synapse.debug': False{'}'}</code>. Remove that metadata
+          to trace its next turns; the settings <code>debug</code>, <code>debug_playground</code> and{' '}
+          <code>debug_agents</code> keep the request and response bodies too.
         </p>
       </EmptyState>
     )
