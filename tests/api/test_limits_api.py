@@ -34,6 +34,11 @@ def client(monkeypatch: pytest.MonkeyPatch, store: Store) -> Iterator[TestClient
         yield client
 
 
+def known_agent(store: Store) -> None:
+    """The ledger has seen the agent `support` (long ago): an agent limit may name it."""
+    seed(store, ledger_row(created=datetime(2020, 1, 1, tzinfo=UTC), agent='support'))
+
+
 def create(client: TestClient, **body: Any) -> dict[str, Any]:
     body = {'scope': 'user', 'scope_id': 'customer:1', 'period': 'calendar_day', 'amount': '5', **body}
     response = client.post(LIMITS, json=body)
@@ -52,7 +57,8 @@ def refused(response: Any, status: int, location: str | None = None) -> str:
     return message
 
 
-def test_create_list_read_change_and_remove(client: TestClient) -> None:
+def test_create_list_read_change_and_remove(client: TestClient, store: Store) -> None:
+    known_agent(store)
     created = create(client, amount='5.50')
     assert {key: created[key] for key in ('scope', 'scope_id', 'period', 'amount', 'enabled')} == {
         'scope': 'user',
@@ -190,8 +196,9 @@ def test_a_missing_field_is_a_422_naming_it(client: TestClient) -> None:
     ],
 )
 def test_a_bad_change_is_a_422_and_changes_nothing(
-    client: TestClient, patch: dict[str, Any], location: str
+    client: TestClient, store: Store, patch: dict[str, Any], location: str
 ) -> None:
+    known_agent(store)
     limit = create(client, scope='agent', scope_id='support')
     refused(client.patch(f'{LIMITS}/{limit["id"]}', json=patch), 422, location)
     assert client.get(f'{LIMITS}/{limit["id"]}').json() == limit

@@ -137,7 +137,9 @@ def test_limits_set_list_change_and_remove(store: Store) -> None:
     assert [(row.id, row.amount, row.currency, row.enabled, row.timezone) for row in rows] == [
         (limit_id, 7, 'EUR', False, 'Europe/Paris')
     ]
-    invoke('limits', 'set', 'agent', 'support', 'sliding_month', '100', '--timezone', 'UTC')
+    seed(store, ledger_row(created=at('2020-01-01 00:00'), agent='support'))  # an agent the ledger knows
+    code, output = invoke('limits', 'set', 'agent', 'support', 'sliding_month', '100', '--timezone', 'UTC')
+    assert code == 0, output
     code, output = invoke('limits', 'list')
     assert code == 0, output
     shown = lines(output)

@@ -44,8 +44,9 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 @contextmanager
-def opened(ctx: typer.Context) -> Iterator[SynapseRuntime]:
-    """The root with the store (no agent catalog); a refusal of the settings or a limit as one line."""
+def opened(ctx: typer.Context, *, agents: bool = False) -> Iterator[SynapseRuntime]:
+    """The root with the store (the agent catalog only when `agents`); a refusal of the settings or
+    a limit as one line."""
     from ..cli_db import plugins_of
     from ..runtime import SynapseRuntime
     from ..settings import SettingsError, load_settings
@@ -53,7 +54,7 @@ def opened(ctx: typer.Context) -> Iterator[SynapseRuntime]:
     from .limits_store import LimitError
 
     try:
-        runtime = SynapseRuntime.open(load_settings(), agents=False, plugins=plugins_of(ctx))
+        runtime = SynapseRuntime.open(load_settings(), agents=agents, plugins=plugins_of(ctx))
     except (SettingsError, StoreNotReady) as exc:
         fail(str(exc))
     try:
@@ -246,10 +247,12 @@ def limits_set(
         bool, typer.Option('--disabled', help='Keep the limit but do not enforce it.')
     ] = False,
 ) -> None:
-    """Set the limit of a scope id for a period: change the one there is, else add it."""
+    """Set the limit of a scope id for a period: change the one there is, else add it. An agent or
+    preset must be one Synapse knows (the closest names are suggested)."""
     from pydantic import ValidationError
 
     from . import limits_store
+    from .limit_names import check_names
 
     try:
         body = limits_store.LimitInput(
@@ -265,7 +268,8 @@ def limits_set(
         error = exc.errors()[0]
         where = '.'.join(str(part) for part in error.get('loc', ())) or 'input'
         fail(f'{where}: {str(error.get("msg", "invalid")).removeprefix("Value error, ")}', 2)
-    with opened(ctx) as runtime:
+    with opened(ctx, agents=body.scope == 'agent') as runtime:
+        check_names(runtime.store, runtime.catalog, body.scope, body.scope_id)
         row, created = limits_store.upsert(runtime.store, runtime.settings, body)
     from .spend import decimal_text
 

@@ -21,6 +21,7 @@ from ..web.context import SynapseContext, get_context
 from ..web.errors import ApiError, error_responses, require_id
 from ..web.routes.schemas import Timestamp
 from . import limits_store
+from .limit_names import check_names
 from .limits_store import LimitError, LimitInput, LimitPatch, LimitStatus, OverrunFilters
 from .spend import Figures, GroupBy, SpendFilters, SpendReport, Stack, day_bound, decimal_text, spend_report
 from .tables import SpendingOverrun
@@ -280,7 +281,9 @@ async def limits(context: Context) -> LimitList:
 
 @router.post('/api/limits', response_model=Limit, status_code=201, responses=error_responses(409))
 async def create_limit(body: LimitInput, context: Context) -> Limit:
-    """Add a limit (one per scope id and period: a second is a 409)."""
+    """Add a limit (one per scope id and period: a second is a 409). An agent or preset that
+    Synapse does not know is a 422 naming the closest ones."""
+    await call(check_names, context.store, context.catalog, body.scope, body.scope_id)
     row = await call(limits_store.create, context.store, context.settings, body)
     return Limit.of(await call(limits_store.status, context.store, context.settings, row))
 
@@ -322,8 +325,12 @@ async def one_limit(limit_id: str, context: Context) -> Limit:
 
 @router.patch('/api/limits/{limit_id}', response_model=Limit, responses=error_responses(409))
 async def update_limit(limit_id: str, body: LimitPatch, context: Context) -> Limit:
-    """Change a limit: the fields given replace its own."""
+    """Change a limit: the fields given replace its own (a new agent or preset must exist)."""
     require_id(limit_id, 'spending limit')
+    if body.scope is not None or body.scope_id is not None:
+        current = await call(limits_store.get, context.store, limit_id)
+        scope, scope_id = body.scope or current.scope, body.scope_id or current.scope_id
+        await call(check_names, context.store, context.catalog, scope, scope_id)
     row = await call(limits_store.update, context.store, context.settings, limit_id, body)
     return Limit.of(await call(limits_store.status, context.store, context.settings, row))
 
