@@ -8,13 +8,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 from typer.testing import CliRunner
 
 from chat_helpers import DEMO
 from spend_helpers import ledger_row, seed
 from synapse_agents.accounting.cli import limits_app
 from synapse_agents.registry.tables import AgentConfig, Preset
-from synapse_agents.store import Store
+from synapse_agents.store import LlmCall, Store
 
 LIMITS = '/api/limits'
 
@@ -69,3 +70,13 @@ def test_the_cli_refuses_an_unknown_agent_in_one_line(monkeypatch: pytest.Monkey
     assert result.output.count('\n') == 1 and "did you mean 'config:pirate-helper'" in result.output
     result = CliRunner().invoke(limits_app, ['set', 'agent', 'config:pirate-helper', 'calendar_day', '5'])
     assert result.exit_code == 0 and 'agent config:pirate-helper' in result.output
+
+
+@pytest.mark.usefixtures('registry')
+def test_the_accepted_names_are_the_ones_the_ledger_keys_calls_by(client: TestClient, store: Store) -> None:
+    assert client.post(LIMITS, json=limit('agent', 'config:pirate-helper')).status_code == 201
+    answer = client.post('/api/agents/config:pirate-helper/chat', data={'message': 'Ahoy'})
+    assert answer.status_code == 200, answer.text
+    with store.read() as session:
+        keys = {row.agent_key for row in session.scalars(select(LlmCall))}
+    assert keys == {'config:pirate-helper'}
