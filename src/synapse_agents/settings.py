@@ -25,7 +25,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from .secret_key_file import stored_key
+from .secret_key_file import key_path, stored_key
 
 ENV_PREFIX = 'SYNAPSE_'
 PYPROJECT_TABLE = ('tool', 'synapse')
@@ -535,7 +535,8 @@ def load_settings(
     settings.home = _resolve(settings.home, root)
     if settings.env_file is not None:
         settings.env_file = _resolve(settings.env_file, root)
-    if settings.secret_key is None:
+    key_from_home = settings.secret_key is None
+    if key_from_home:
         settings.secret_key = stored_key(settings.home, settings.env)
 
     values = []
@@ -550,6 +551,8 @@ def load_settings(
             source, origin = 'env', env_var
         elif name in table:
             source, origin = 'pyproject', str(pyproject)
+        elif name == 'secret_key' and key_from_home and settings.secret_key is not None:
+            source, origin = 'default', str(key_path(settings.home))
         else:
             source, origin = 'default', ''
         values.append(SettingValue(name, getattr(settings, name), source, origin, field.description or ''))

@@ -35,7 +35,10 @@ def test_the_first_stored_api_key_makes_a_private_key_in_the_home(
     made = path.read_text().strip()
     assert context.settings.secret_key is not None and context.settings.secret_key.get_secret_value() == made
     # A second app on the same home reads the key back and decrypts what the first stored.
-    second = load_settings().settings
+    reloaded = load_settings()
+    second = reloaded.settings
+    shown = next(value for value in reloaded.values if value.name == 'secret_key')
+    assert shown.origin == str(path)
     assert second.secret_key is not None and second.secret_key.get_secret_value() == made
     assert providers_store.secret_of(store, SecretBox.from_setting(second.secret_key), 'p') == API_KEY
     # Storing more does not make another key.
