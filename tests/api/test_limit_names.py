@@ -25,7 +25,9 @@ def registry(store: Store) -> None:
     """A configured agent `pirate-helper` (slug `config:pirate-helper`) and a preset `fast-cheap`."""
     with store.write() as session:
         session.add(
-            AgentConfig(key='pirate-helper', name='Pirate helper', instructions='Talk like a pirate.')
+            AgentConfig(
+                key='pirate-helper', name='Pirate helper', instructions='Arr.', preset_key='fast-cheap'
+            )
         )
         session.add(Preset(key='fast-cheap', name='Fast and cheap', model='demo'))
 
@@ -74,9 +76,10 @@ def test_the_cli_refuses_an_unknown_agent_in_one_line(monkeypatch: pytest.Monkey
 
 @pytest.mark.usefixtures('registry')
 def test_the_accepted_names_are_the_ones_the_ledger_keys_calls_by(client: TestClient, store: Store) -> None:
-    assert client.post(LIMITS, json=limit('agent', 'config:pirate-helper')).status_code == 201
+    for scope, scope_id in [('agent', 'config:pirate-helper'), ('preset', 'fast-cheap')]:
+        assert client.post(LIMITS, json=limit(scope, scope_id)).status_code == 201
     answer = client.post('/api/agents/config:pirate-helper/chat', data={'message': 'Ahoy'})
     assert answer.status_code == 200, answer.text
     with store.read() as session:
-        keys = {row.agent_key for row in session.scalars(select(LlmCall))}
-    assert keys == {'config:pirate-helper'}
+        keys = {(row.agent_key, row.preset) for row in session.scalars(select(LlmCall))}
+    assert keys == {('config:pirate-helper', 'fast-cheap')}
