@@ -24,11 +24,18 @@ function Call({ call }: { call: ModelCall }) {
   const response = objectOf(data.response)
   const reasons = Array.isArray(response.finish_reasons) ? response.finish_reasons.map(String) : []
   const tools = data.tool_definitions
+  const bodiesKept = data.history !== undefined || data.turns !== undefined
   return (
     <div className="min-w-0 space-y-4" data-testid="model-call" data-truncated={call.truncated}>
       {call.truncated && (
         <p role="note" className="rounded-md border border-warning/40 bg-warning/10 px-3 py-2 text-xs text-warning" data-testid="model-call-truncated">
           Some bodies were larger than the debug body limit (debug_body_bytes) and are kept as a preview with their size.
+        </p>
+      )}
+      {!bodiesKept && (
+        <p role="note" className="rounded-md border bg-muted/40 px-3 py-2 text-xs text-muted-foreground" data-testid="model-call-no-bodies">
+          The request and response bodies were not kept for this turn. They are kept for playground turns (debug_playground), for
+          every turn with debug on, and for the agents listed in debug_agents.
         </p>
       )}
       <ErrorText error={call.error} />

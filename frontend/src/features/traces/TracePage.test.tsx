@@ -164,6 +164,21 @@ describe('TracePage', () => {
     expect(within(within(panel).getByTestId('call-history')).getByTestId('cut-body')).toHaveTextContent('293 KB of JSON')
   })
 
+  it('says which setting keeps the bodies when a model call has none', async () => {
+    const { history: _history, turns: _turns, instructions: _instructions, parameters: _parameters, tool_definitions: _tools, ...rest } = callOf().data
+    call = callOf({ data: rest })
+    renderPage('/traces/run-a?node=model:call-a2')
+    const panel = await screen.findByTestId('model-call')
+    expect(within(panel).getByTestId('model-call-no-bodies')).toHaveTextContent('debug_playground')
+    expect(within(panel).getByTestId('call-tokens')).toHaveTextContent('60 in · 12 out')
+  })
+
+  it('keeps quiet about bodies when a model call has them', async () => {
+    renderPage('/traces/run-a?node=model:call-a2')
+    const panel = await screen.findByTestId('model-call')
+    expect(within(panel).queryByTestId('model-call-no-bodies')).not.toBeInTheDocument()
+  })
+
   it('shows a failed node’s error on its row and in its detail', async () => {
     const checkFacts = tree.children[1]!.children[0]!.children[1]!
     Object.assign(checkFacts, { status: 'error', error: 'RuntimeError: checker is down', result: null })
