@@ -171,12 +171,24 @@ def _forms(secret: str) -> set[str]:
     return {secret, json.dumps(secret)[1:-1], repr(secret)[1:-1], quote(secret, safe='')}
 
 
-def _environment_secrets() -> set[str]:
-    return {
-        value
-        for name, value in os.environ.items()
-        if len(value) >= MIN_LENGTH and _SECRET_ENV.search(name.upper())
-    }
+_environment: tuple[frozenset[object] | None, frozenset[str]] = (None, frozenset())
+
+
+def _environment_secrets() -> frozenset[str]:
+    """The values of the environment variables that name a secret, read again only when the
+    environment changed (reading `os.environ` whole decodes every entry: too slow for each text)."""
+    global _environment
+    raw = getattr(os.environ, '_data', None)
+    fingerprint = frozenset(raw.items()) if isinstance(raw, dict) else None
+    seen, secrets = _environment
+    if fingerprint is None or fingerprint != seen:
+        secrets = frozenset(
+            value
+            for name, value in os.environ.items()
+            if len(value) >= MIN_LENGTH and _SECRET_ENV.search(name.upper())
+        )
+        _environment = (fingerprint, secrets)
+    return secrets
 
 
 _SECRETS = _Secrets()
@@ -212,21 +224,26 @@ def remember_headers(value: str | None) -> None:
 
 def scrub(text: str) -> str:
     """`text` with every secret this process holds replaced by `REDACTED`."""
-    pattern = _SECRETS.pattern()
-    if pattern is None or not text:
+    if not text:
         return text
-    return pattern.sub(REDACTED, text)
+    pattern = _SECRETS.pattern()
+    return text if pattern is None else pattern.sub(REDACTED, text)
 
 
 def scrub_value(value: Any) -> Any:
     """`value` (text, or JSON-like data at any depth: dicts, lists, tuples) with every secret this
     process holds replaced; anything else is returned as it is."""
+    pattern = _SECRETS.pattern()
+    return value if pattern is None else _scrubbed(pattern, value)
+
+
+def _scrubbed(pattern: re.Pattern[str], value: Any) -> Any:
     if isinstance(value, str):
-        return scrub(value)
+        return pattern.sub(REDACTED, value) if value else value
     if isinstance(value, dict):
-        return {scrub_value(key): scrub_value(item) for key, item in value.items()}
+        return {_scrubbed(pattern, key): _scrubbed(pattern, item) for key, item in value.items()}
     if isinstance(value, list):
-        return [scrub_value(item) for item in value]
+        return [_scrubbed(pattern, item) for item in value]
     if isinstance(value, tuple):
-        return tuple(scrub_value(item) for item in value)
+        return tuple(_scrubbed(pattern, item) for item in value)
     return value

@@ -95,3 +95,14 @@ def test_synapse_settings_masks_the_passwords_of_its_urls(monkeypatch: pytest.Mo
         assert 'postgresql://app:***@127.0.0.1:1/synapse' in result.output
     data = json.loads(runner.invoke(app, ['settings', '--json']).stdout)
     assert data['queue_url']['value'] == 'redis://:***@127.0.0.1:1/0'
+
+
+def test_a_key_changed_in_the_environment_is_found_at_the_next_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment is read again when it changed (it is not read whole for every text)."""
+    monkeypatch.setenv('ANTHROPIC_API_KEY', 'sk-ant-first-5Tg8')
+    assert scrub('echo sk-ant-first-5Tg8') == f'echo {REDACTED}'
+    monkeypatch.setenv('ANTHROPIC_API_KEY', 'sk-ant-second-9Qw2')
+    assert scrub('echo sk-ant-second-9Qw2') == f'echo {REDACTED}'
+    assert scrub_value({'k': ['sk-ant-second-9Qw2']}) == {'k': [REDACTED]}
+    monkeypatch.delenv('ANTHROPIC_API_KEY')
+    assert scrub('echo sk-ant-first-5Tg8') == 'echo sk-ant-first-5Tg8'
