@@ -41,6 +41,12 @@ function messageIdOf(chunk: UIChunk): string | undefined {
   return undefined
 }
 
+function userMessageIdOf(chunk: UIChunk): string | undefined {
+  if (chunk.type === 'start' || chunk.type === 'message-metadata' || chunk.type === 'finish')
+    return chunk.messageMetadata?.user_message_id ?? undefined
+  return undefined
+}
+
 function localAttachment(file: File): AttachmentView {
   const mediaType = file.type || 'application/octet-stream'
   return { name: file.name, mediaType, size: file.size, url: mediaType.startsWith('image/') ? URL.createObjectURL(file) : null }
@@ -124,6 +130,7 @@ export function useChatSession({
       let id = current.current
       let streamed = false
       let messageId: string | undefined
+      let userMessageId: string | undefined
       try {
         const decisions = answers ? decisionsOf(answers) : null
         for await (const chunk of streamChat({ slug, message, files, conversationId: id, model, signal: abort.signal, decisions, deps })) {
@@ -131,6 +138,7 @@ export function useChatSession({
           streamed = true
           update((turn) => applyChunk(turn, chunk, now))
           messageId = messageIdOf(chunk) ?? messageId
+          userMessageId = userMessageIdOf(chunk) ?? userMessageId
           const started = conversationIdOf(chunk)
           if (started && !id) {
             id = started
@@ -167,12 +175,19 @@ export function useChatSession({
       // a turn the server cannot confirm keeps its live copy: its card stays.
       const stored = id
       if (stored && streamed && current.current === stored) {
-        const settled = await storedTurnSettled(stored, messageId)
+        const settled = await storedTurnSettled(stored, messageId, userMessageId)
         if (!settled || current.current !== stored) return
         const loaded = await refresh(`conversation:${stored}`, () => api.conversation(stored))
         if (current.current === stored) {
           setFresh(false)
-          if (loaded) setLive((list) => list.filter((item) => item.key !== key))
+          // Earlier finished turns of this conversation are stored before this one: their live
+          // copies go too (one left behind would cut the replay where it begins and hide every
+          // stored turn after it). A request refused before any stream has no stored id and stays.
+          if (loaded)
+            setLive((list) => {
+              const at = list.findIndex((item) => item.key === key)
+              return list.filter((item, index) => index > at || (index < at && (item.turn.status === 'streaming' || !item.turn.metadata.user_message_id)))
+            })
         }
       }
     },
