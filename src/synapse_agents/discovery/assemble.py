@@ -256,7 +256,8 @@ def _requirement(agent: Agent[Any, Any], candidate: Candidate) -> keys.KeyRequir
     model = agent.model
     if isinstance(model, str):
         return keys.probe_model_name(model)
-    if candidate.placeholder_vars and model is not None:
+    # A model built under a placeholder may be shared by agents of modules that imported cleanly.
+    if (candidate.placeholder_vars or keys.placeholders_handed_out()) and model is not None:
         found = keys.placeholder_vars(model)
         if found:
             names = ' and '.join(f'`{name}`' for name in found)

@@ -15,9 +15,12 @@ keys, every module with a real agent would fail to import. Discovery handles it 
 2. **Everything else** (`FallbackModel('openai:gpt-4o', ...)`, `OpenAIProvider()` in user code)
    still fails the import. When the failure names a variable, the importer imports the module again
    with that variable set to a placeholder (`synapse-missing-key:OPENAI_API_KEY`) for the duration
-   of that import only; `placeholder_vars` then finds which agents' models hold a placeholder. Such
-   an agent must not run on its own model (the chat engine checks `DiscoveredAgent.missing_env`),
-   and its module is imported again once the variable is really set.
+   of that import only; `placeholder_vars` then finds which agents' models hold a placeholder. Every
+   agent's model is searched once any placeholder was handed out, not only the agents of the module
+   whose import failed: a model object built once (`model = OpenAIChatModel(...)` in `models.py`)
+   and shared by agents of several modules is flagged on each of them. Such an agent must not run
+   on its own model (the chat engine checks `DiscoveredAgent.missing_env`), and its module is
+   imported again once the variable is really set.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ _ENV_VAR = re.compile(r'\b[Ss]et the `([A-Z][A-Z0-9_]*)`')
 _MAX_CHAIN = 20
 _install_lock = threading.Lock()
 _installed: list[Callable[..., Model]] = []
+_handed_out: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -195,6 +199,7 @@ def probe_model_name(model_id: str) -> KeyRequirement | None:
 def placeholder_env(names: Sequence[str]) -> Iterator[None]:
     """Set each unset variable in `names` to a placeholder for the duration of the block (layer 2)."""
     added = [name for name in names if name not in os.environ]
+    _handed_out.update(added)
     for name in added:
         os.environ[name] = PLACEHOLDER_PREFIX + name
     try:
@@ -203,6 +208,11 @@ def placeholder_env(names: Sequence[str]) -> Iterator[None]:
         for name in added:
             if os.environ.get(name) == PLACEHOLDER_PREFIX + name:
                 del os.environ[name]
+
+
+def placeholders_handed_out() -> bool:
+    """Whether any import in this process ran with a placeholder key (models may still hold one)."""
+    return bool(_handed_out)
 
 
 def placeholder_vars(model: object, *, max_objects: int = 400, max_depth: int = 6) -> list[str]:
