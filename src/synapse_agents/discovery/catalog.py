@@ -1,11 +1,13 @@
 """The catalog: discovery's entry point, a thread-safe scan that is cheap when nothing changed.
 
 `Catalog.scan()` first stats every path the previous scan depended on (module files, scanned
-folders, spec files, `.env` files, the folders a missing target would appear in) and checks whether
+folders, spec files, `.env` files, `synapse_setup.py`, the project's `pyproject.toml` when the
+`deps` setting comes from it, the folders a missing target would appear in) and checks whether
 the provider keys agents lack have appeared. When nothing changed it returns the previous snapshot
 as it is: no import, no inspection. Otherwise it re-imports the changed modules and their
 dependents (`reload`), imports the project's `synapse_setup.py` when it is new or changed
-(`deps_sources`), collects candidates from the targets (`collect`), and builds a new snapshot,
+(`deps_sources`), reads `[tool.synapse.deps]` again when `pyproject.toml` changed
+(`pyproject_deps`), collects candidates from the targets (`collect`), and builds a new snapshot,
 re-inspecting only agent objects it has not seen before.
 """
 
@@ -29,6 +31,7 @@ from .assemble import Assembler, BuiltAgent
 from .collect import Collector
 from .deps_sources import SetupHook
 from .labels import labels
+from .pyproject_deps import PyprojectDeps
 from .reload import ReloadTracker, Stamp, stamp
 from .targets import Target, default_targets, parse_target
 
@@ -105,7 +108,9 @@ INLINE_CHECK_LIMIT = 256
 class Catalog:
     """Discovers the agents of `targets` (none: `./agents` if present, else the project).
 
-    `deps` maps agent targets (or slugs) to deps factories (the `deps` setting, `[tool.synapse.deps]`)."""
+    `deps` maps agent targets (or slugs) to deps factories (the `deps` setting, `[tool.synapse.deps]`).
+    With `pyproject` (the file `deps` was read from), the table is read again whenever that file
+    changes and replaces `deps` from the next scan on."""
 
     def __init__(
         self,
@@ -114,9 +119,11 @@ class Catalog:
         *,
         env_files: Sequence[Path] = (),
         deps: Mapping[str, str] | None = None,
+        pyproject: Path | None = None,
     ) -> None:
         self.project_root = Path(project_root).resolve()
         self._deps = dict(deps or {})
+        self._pyproject = PyprojectDeps.watching(pyproject, self._deps) if pyproject is not None else None
         self._hook = SetupHook(self.project_root)
         self._targets = [target for target in targets if target.strip()]
         self._lock = threading.Lock()
@@ -171,15 +178,27 @@ class Catalog:
         targets = self.targets
         parsed, unusable = self._parse(targets)
         hook_watch = self._hook.load(self._tracker)
+        table_watch = self._pyproject.refresh() if self._pyproject is not None else {}
+        deps_table = self._pyproject.table if self._pyproject is not None else self._deps
         collection = self._collector.collect(parsed)
         agents, problems = self._assembler.assemble(
-            collection.candidates, deps_table=self._deps, registrations=self._hook.registrations
+            collection.candidates, deps_table=deps_table, registrations=self._hook.registrations
         )
-        hook_problems = [self._hook.problem] if self._hook.problem is not None else []
-        problems = [*unusable, *hook_problems, *problems]
+        source_problems = [
+            problem
+            for problem in (self._hook.problem, self._pyproject.problem if self._pyproject else None)
+            if problem is not None
+        ]
+        problems = [*unusable, *source_problems, *problems]
         for module, factory_module in self._assembler.factory_modules():
             self._collector.add_dependency(module, factory_module)
-        self._watch = {**collection.watch, **hook_watch, **self._tracker.files(), **self._env_files}
+        self._watch = {
+            **collection.watch,
+            **hook_watch,
+            **table_watch,
+            **self._tracker.files(),
+            **self._env_files,
+        }
         self._env_vars = {name: name in os.environ for name in self._assembler.env_vars_of_interest()}
         tools = ToolRegistry(collection.tools)
         return CatalogSnapshot(

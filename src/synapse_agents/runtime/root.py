@@ -94,7 +94,13 @@ class SynapseRuntime:
         if agents:
             from ..discovery import Catalog
 
-            catalog = Catalog(targets, loaded.project_root, env_files=env_files(loaded), deps=settings.deps)
+            catalog = Catalog(
+                targets,
+                loaded.project_root,
+                env_files=env_files(loaded),
+                deps=settings.deps,
+                pyproject=deps_file(loaded),
+            )
         return cls(
             loaded=loaded,
             store=store,
@@ -187,3 +193,12 @@ def env_files(loaded: LoadedSettings) -> list[Path]:
     if loaded.settings.env_file is not None:
         files.append(loaded.settings.env_file)
     return files
+
+
+def deps_file(loaded: LoadedSettings) -> Path | None:
+    """The `pyproject.toml` whose `[tool.synapse.deps]` discovery re-reads when it changes: the
+    project's, unless the `deps` setting came from the command line or the environment."""
+    source = next((value.source for value in loaded.values if value.name == 'deps'), 'default')
+    if loaded.pyproject is None or source not in ('pyproject', 'default'):
+        return None
+    return loaded.pyproject
