@@ -109,6 +109,7 @@ async def run_task(runtime: SynapseRuntime, task_id: str, worker: str) -> str | 
     log.add(
         'started', f'Started on worker {worker} ({_why(task)}).', {'worker': worker, 'trigger': task.trigger}
     )
+    await log.flush()
     started = time.perf_counter()
     try:
         outcome = await _run(runtime, task, worker, log)
@@ -227,7 +228,7 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
                         output = event.result.output
                     else:
                         log.event(event)
-                    await log.flush_if_due()
+                    await log.flush()  # each step as it happens: the task's log is live
         group.cancel_scope.cancel()
     if finished is None and started_turn is not None:
         return await _interrupted(runtime, started_turn, cancelled)

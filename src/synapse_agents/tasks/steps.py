@@ -2,16 +2,15 @@
 
 `TaskSteps` is a pydantic-ai capability the runner adds to a task's run: after every model request
 it logs the model, the tokens and what the response held (its text, the tools it called). The
-runner logs the tool results and notices from the run's events through `StepLog.event`. Steps are
-buffered and written in order: at most once a second while the run yields events
-(`flush_if_due`), at every heartbeat, and when the run ends, so a step costs no database round trip
-of its own and the live view is about a second behind.
+runner logs the tool calls, their results and notices from the run's events through
+`StepLog.event`. Each step is written as it happens (one short transaction, in order), before the
+run goes on: a run that then waits (a slow tool, a long model call) already shows the steps so far.
+Steps taken together (a response's tool calls, say) share one write.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +37,6 @@ from .queue import append_logs
 if TYPE_CHECKING:
     from ..store import Store
 
-LIVE_SECONDS = 1.0
-"""A running task's steps reach the database at most this long after they happen (the first at once)."""
 SNIPPET = 2_000
 """Characters of a text or result a log step keeps."""
 
@@ -57,25 +54,16 @@ class StepLog:
     task_id: str
     pending: list[tuple[str, str, Any]] = field(default_factory=list)
     model_calls: int = 0
-    every: float = LIVE_SECONDS
-    """`flush_if_due` writes at most this often."""
-    _flushed: float = field(default=0.0, repr=False)
     _writing: anyio.Lock = field(default_factory=anyio.Lock, repr=False)
 
     def add(self, kind: str, message: str, data: Any = None) -> None:
         self.pending.append((kind, message, jsonable(data) if data is not None else None))
-
-    async def flush_if_due(self) -> None:
-        """Write the buffered steps when the last write is `every` seconds old (the live view)."""
-        if self.pending and time.monotonic() - self._flushed >= self.every:
-            await self.flush()
 
     async def flush(self) -> None:
         """Write the buffered steps (in a thread); one write at a time, so they keep their order."""
         async with self._writing:
             if not self.pending:
                 return
-            self._flushed = time.monotonic()
             entries, self.pending = self.pending, []
             # Shielded: a heartbeat's flush cancelled as the run ends would lose the steps it took.
             with anyio.CancelScope(shield=True):
@@ -162,6 +150,7 @@ class TaskSteps(AbstractCapability[Any]):
         self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
     ) -> ModelResponse:
         self.log.response(response)
+        await self.log.flush()
         return response
 
     async def on_tool_execute_error(
@@ -174,4 +163,5 @@ class TaskSteps(AbstractCapability[Any]):
         error: Exception,
     ) -> Any:
         self.log.tool_error(call, error)
+        await self.log.flush()
         raise error
