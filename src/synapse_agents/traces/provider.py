@@ -1,18 +1,22 @@
 """Switch on pydantic-ai's instrumentation once per process, on a tracer provider of Synapse's own.
 
-`install()` calls `Agent.instrument_all` with `InstrumentationSettings` on a private
-`TracerProvider` (the app's global OpenTelemetry provider is never touched). Its sampler records a
-span only while a `TraceSink` is open (`traces.sink`), so runs Synapse does not trace cost one
-non-recording span each. Recorded spans go to the trace processor (debug logs) and, when the sink
-names an OTLP endpoint, to that endpoint's batch exporter (`export_to`).
+`install()` wraps the agent's choice of a run's `InstrumentationSettings` (pydantic-ai's private
+`Agent._resolve_instrumentation_settings`) once per process. While a `TraceSink` is open
+(`traces.sink`) a run gets Synapse's settings, on a private `TracerProvider` (the app's global
+OpenTelemetry provider is never touched); outside one it gets what the app chose, so runs Synapse
+does not trace are not instrumented by Synapse at all, and the class-level switch
+(`Agent.instrument_all`) stays the app's. Recorded spans go to the trace processor (debug logs) and,
+when the sink names an OTLP endpoint, to that endpoint's batch exporter (`export_to`).
 
-An app that already called `Agent.instrument_all` (Logfire's `instrument_pydantic_ai` does) keeps
-its own instrumentation: Synapse then records no traces and says so once in its log. An agent built
-with its own `instrument=` is traced by that setting, not Synapse's.
+An app that instruments pydantic-ai itself (`logfire.instrument_pydantic_ai()`,
+`Agent.instrument_all(...)` before or after Synapse started, `agent.instrument = ...`) keeps its
+instrumentation: inside a Synapse turn its settings run with a `TeeTracer` (`traces.tee`), so each
+span goes to the app's provider unchanged and to Synapse's.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import threading
@@ -31,11 +35,20 @@ from ..redaction import remember_headers
 from .processor import processor
 from .rows import no_answer, span_error, with_error, without_secrets
 from .sink import current_sink
+from .tee import TeeTracer
 
 logger = logging.getLogger('synapse.traces')
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _installed: bool | None = None
+_RESOLVE = '_resolve_instrumentation_settings'
+"""`Agent`'s private method that picks a run's `InstrumentationSettings` (its own, else the class's)."""
+UNAVAILABLE = (
+    f'this pydantic-ai has no Agent.{_RESOLVE}, through which Synapse gives the runs it traces their '
+    'instrumentation: no trace trees or debug logs are recorded (OpenTelemetry export too)'
+)
+_BESIDE: dict[int, tuple[Any, Any]] = {}
+"""The app's settings (kept alive, so their id is not reused) and their copy with a `TeeTracer`."""
 
 
 class _SinkSampler(Sampler):
@@ -146,8 +159,8 @@ def export_to(url: str | None, headers: str | None = None) -> str | None:
 
 
 def install() -> bool:
-    """Instrument every pydantic-ai agent of this process for Synapse's traces; False when the app
-    instruments them itself (see the module docstring)."""
+    """Trace every pydantic-ai run Synapse runs, beside the app's own instrumentation (once per
+    process); False only when the installed pydantic-ai lacks the hook (see `degraded`)."""
     global _installed
     with _lock:
         if _installed is not None:
@@ -155,20 +168,57 @@ def install() -> bool:
         from pydantic_ai import Agent
         from pydantic_ai.models.instrumented import InstrumentationSettings
 
-        if Agent._instrument_default is not False:
-            logger.warning(
-                'pydantic-ai agents are already instrumented (Agent.instrument_all was called): '
-                "Synapse's traces and debug logs stay empty; OpenTelemetry goes where the app sends it"
-            )
+        original = getattr(Agent, _RESOLVE, None)
+        if original is None:
+            logger.warning('%s', UNAVAILABLE)
             _installed = False
             return False
         resource = Resource.create({'service.name': os.environ.get('OTEL_SERVICE_NAME', 'synapse')})
         provider = TracerProvider(sampler=_SinkSampler(), resource=resource)
         provider.add_span_processor(processor())
         provider.add_span_processor(_EXPORTS)
-        Agent.instrument_all(InstrumentationSettings(tracer_provider=provider, include_binary_content=False))
+        own = InstrumentationSettings(tracer_provider=provider, include_binary_content=False)
+
+        def resolve(self: Any) -> Any:
+            settings = original(self)
+            if current_sink() is None:
+                return settings
+            return own if not settings else _beside(settings, own)
+
+        resolve.__wrapped__ = original  # type: ignore[attr-defined]
+        setattr(Agent, _RESOLVE, resolve)
         _installed = True
         return True
+
+
+def degraded() -> list[dict[str, str]]:
+    """`/api/health`'s `degraded` entry for traces: empty unless Synapse cannot trace at all."""
+    from pydantic_ai import Agent, __version__
+
+    if hasattr(Agent, _RESOLVE):
+        return []
+    return [
+        {
+            'feature': 'traces',
+            'lost': UNAVAILABLE,
+            'missing': f'pydantic_ai.Agent.{_RESOLVE}',
+            'pydantic_ai_version': __version__,
+        }
+    ]
+
+
+def _beside(settings: Any, own: Any) -> Any:
+    """A copy of the app's `settings` whose tracer also opens every span in Synapse's provider."""
+    with _lock:
+        found = _BESIDE.get(id(settings))
+        if found is not None and found[0] is settings:
+            return found[1]
+        tee = copy.copy(settings)
+        tee.tracer = TeeTracer(settings.tracer, own.tracer)
+        if len(_BESIDE) >= 64:
+            _BESIDE.clear()
+        _BESIDE[id(settings)] = (settings, tee)
+        return tee
 
 
 def flush(timeout_millis: int = 10_000) -> bool:

@@ -129,6 +129,7 @@ def current_place() -> RunPlace | None:
     from pydantic_ai._run_context import get_current_run_context
 
     from .processor import processor
+    from .tee import synapse_span
 
     ctx = get_current_run_context()
     if ctx is None or ctx.run_id is None or _SINK.get() is None:
@@ -136,7 +137,9 @@ def current_place() -> RunPlace | None:
     place = processor().place(ctx.run_id)
     if place is None:
         return None
-    span = get_current_span().get_span_context()
-    if span.is_valid:  # the tool's span: a run queued from it hangs under that tool
+    span = synapse_span(get_current_span()).get_span_context()
+    if (
+        span.is_valid
+    ):  # the tool's span (Synapse's own, beside the app's): a run queued from it hangs under that tool
         place = replace(place, span_id=format(span.span_id, '016x'))
     return place

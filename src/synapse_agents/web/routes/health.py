@@ -23,6 +23,7 @@ from ...discovery import degraded_features
 from ...store import current_revision, head_revision
 from ...store.schema import Base
 from ...store.write_queue import store_error_text
+from ...traces.provider import degraded as traces_degraded
 from ..context import SynapseContext, get_context
 
 router = APIRouter(tags=['health'])
@@ -82,6 +83,6 @@ async def health(context: Annotated[SynapseContext, Depends(get_context)]) -> JS
         head=head,
         up_to_date=revision == head,
         store=StoreHealth(ok=error is None, error=error),
-        degraded=[feature.as_dict() for feature in degraded_features()],
+        degraded=[feature.as_dict() for feature in degraded_features()] + traces_degraded(),
     )
     return JSONResponse(body.model_dump(), status_code=200 if error is None else 503)
