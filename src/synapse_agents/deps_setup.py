@@ -86,12 +86,20 @@ def global_registrations() -> list[Registration]:
         return list(_GLOBAL)
 
 
-def missing_factory_hint(agent_name: str, deps_type_name: str | None = None) -> str:
-    """What to do about an agent that needs deps and has no factory: the three ways to name one."""
+def missing_factory_hint(
+    agent_name: str, deps_type_name: str | None = None, *, key: str | None = None
+) -> str:
+    """What to do about an agent that needs deps and has no factory: the three ways to name one.
+
+    `key` is the agent's `[tool.synapse.deps]` key (its `module:attribute`, or its slug)."""
     needs = f'needs deps of type {deps_type_name}' if deps_type_name else 'needs deps'
+    entry = (
+        f'"{key}" = "your.module:make_deps"' if key else '"<module>:<attribute>" = "your.module:make_deps"'
+    )
     return (
         f'{agent_name} {needs} to run in the playground. Name a function that takes no arguments '
         f"and returns them: metadata={{'{FACTORY_KEY}': 'your.module:make_deps'}} in its "
         'Agent(...), register_deps(agent, make_deps) in synapse_setup.py at the project root, or '
-        "an entry '<module>:<attribute>' = 'your.module:make_deps' in [tool.synapse.deps]."
+        f'in pyproject.toml, under [tool.synapse.deps]: {entry}. A dataclass or pydantic model whose '
+        'fields all have defaults needs none: Synapse builds it.'
     )

@@ -161,10 +161,11 @@ class DepsInfo(_Model):
     type: str | None = Field(description='The deps_type, or None when the agent takes no dependencies.')
     factory: str | None = Field(None, description="The 'module:attribute' (or repr) of the deps factory.")
     required: bool = False
-    source: Literal['metadata', 'hook', 'pyproject'] | None = Field(
+    source: Literal['metadata', 'hook', 'pyproject', 'default'] | None = Field(
         None,
         description="Where the factory is named: the agent's metadata, synapse_setup.py (`hook`) or "
-        '[tool.synapse.deps] (`pyproject`).',
+        '[tool.synapse.deps] (`pyproject`); `default` when the deps type (a dataclass or pydantic '
+        'model whose fields all have defaults) is built without arguments.',
     )
     lifetime: Literal['turn', 'server'] | None = Field(
         None,

@@ -89,7 +89,8 @@ class Assembler:
         )
         problems.extend(deps_problems)
         for entry in entries:
-            self._read_options(entry, named.get(id(entry.agent)))
+            slug = assigned[(entry.candidate.module, entry.candidate.attribute)]
+            self._read_options(entry, named.get(id(entry.agent)), slug)
         built: list[BuiltAgent] = []
         for entry in entries:
             slug = assigned[(entry.candidate.module, entry.candidate.attribute)]
@@ -134,12 +135,18 @@ class Assembler:
         return _Entry(agent, candidate, inspection, requirement)
 
     @staticmethod
-    def _read_options(entry: _Entry, named: NamedFactory | None) -> None:
+    def _read_options(entry: _Entry, named: NamedFactory | None, slug: str) -> None:
         if entry.options is not None and entry.named == named:
             return
         info = entry.inspection.info
+        candidate = entry.candidate
         entry.options = read_options(
-            _raw_metadata(entry.agent), agent_name=info.name, deps_type_name=info.deps.type, named=named
+            _raw_metadata(entry.agent),
+            agent_name=info.name,
+            deps_type_name=info.deps.type,
+            named=named,
+            deps_type=entry.agent.deps_type,
+            key=slug if candidate.spec else f'{candidate.module}:{candidate.attribute}',
         )
         entry.named = named
 

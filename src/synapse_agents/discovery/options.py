@@ -13,8 +13,10 @@ billing = Agent(
 - `synapse.deps_factory`: a zero-argument callable returning the agent's deps (sync or async, or
   a (async) context manager: `chat/deps.py`), as a `'module:attribute'` string or the callable
   itself. A factory can also be named outside the agent (`deps_sources.py`: `synapse_setup.py`,
-  then `[tool.synapse.deps]`); the metadata's wins. An agent whose `deps_type` does not admit None
-  and that has no factory is listed with a `deps_factory_missing` problem saying how to add one.
+  then `[tool.synapse.deps]`); the metadata's wins. Without one, a `deps_type` that is a dataclass
+  or pydantic model whose fields all have defaults is built without arguments (`default_deps.py`).
+  Any other agent whose `deps_type` does not admit None and that has no factory is listed with a
+  `deps_factory_missing` problem saying how to add one, with the exact `[tool.synapse.deps]` key.
 - `synapse.deps_lifetime` (`'turn'` or `'server'`): how long its deps live, whatever the
   `deps_lifetime` setting says.
 - `synapse.suggestions` (list of strings): messages the empty playground offers to send (at most 8).
@@ -37,6 +39,7 @@ from typing import Any, Literal
 
 from ..deps_setup import missing_factory_hint
 from .agent_info import AgentProblem
+from .default_deps import default_factory, factory_name
 from .deps_sources import NamedFactory
 from .importer import discovery_mode, exception_message
 
@@ -58,8 +61,9 @@ class AgentOptions:
     deps_factory: Callable[[], Any] | None = None
     factory_name: str | None = None
     factory_module: ModuleType | None = None
-    factory_source: Literal['metadata', 'hook', 'pyproject'] | None = None
-    """Where the factory was named: `metadata`, `hook` (synapse_setup.py) or `pyproject`."""
+    factory_source: Literal['metadata', 'hook', 'pyproject', 'default'] | None = None
+    """Where the factory was named: `metadata`, `hook` (synapse_setup.py) or `pyproject`; `default`
+    when the deps type itself builds them."""
     deps_lifetime: Literal['turn', 'server'] | None = None
     """`turn` or `server` from the agent's metadata (None: the `deps_lifetime` setting)."""
     problems: list[AgentProblem] = field(default_factory=list)
@@ -74,11 +78,19 @@ def _suggestions(value: Any) -> list[str]:
 
 
 def read_options(
-    metadata: Any, *, agent_name: str, deps_type_name: str | None, named: NamedFactory | None = None
+    metadata: Any,
+    *,
+    agent_name: str,
+    deps_type_name: str | None,
+    named: NamedFactory | None = None,
+    deps_type: Any = None,
+    key: str | None = None,
 ) -> AgentOptions:
     """Options from an agent's metadata (a callable metadata yields none) and the deps problems.
 
-    `named` is the factory named outside the agent (`deps_sources.py`); the metadata's own wins."""
+    `named` is the factory named outside the agent (`deps_sources.py`); the metadata's own wins.
+    `deps_type` may build the deps itself (`default_deps.py`); `key` is the agent's
+    `[tool.synapse.deps]` key, for the hint when it cannot."""
     options = AgentOptions()
     spec: Any = None
     if isinstance(metadata, dict):
@@ -93,11 +105,17 @@ def read_options(
         options.factory_source = named.source
         _resolve_factory(named.spec, options, agent_name, where=f' (named in {named.where})')
     if deps_type_name is not None and options.deps_factory is None and not options.problems:
-        options.problems.append(
-            AgentProblem(
-                code='deps_factory_missing', message=missing_factory_hint(agent_name, deps_type_name)
+        if (default := default_factory(deps_type)) is not None:
+            options.deps_factory = default
+            options.factory_name = factory_name(deps_type)
+            options.factory_source = 'default'
+        else:
+            options.problems.append(
+                AgentProblem(
+                    code='deps_factory_missing',
+                    message=missing_factory_hint(agent_name, deps_type_name, key=key),
+                )
             )
-        )
     return options
 
 

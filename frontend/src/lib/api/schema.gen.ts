@@ -735,7 +735,8 @@ export interface paths {
         put?: never;
         /**
          * Create Limit
-         * @description Add a limit (one per scope id and period: a second is a 409).
+         * @description Add a limit (one per scope id and period: a second is a 409). An agent or preset that
+         *     Synapse does not know is a 422 naming the closest ones.
          */
         post: operations["create_limit_api_limits_post"];
         delete?: never;
@@ -787,7 +788,7 @@ export interface paths {
         head?: never;
         /**
          * Update Limit
-         * @description Change a limit: the fields given replace its own.
+         * @description Change a limit: the fields given replace its own (a new agent or preset must exist).
          */
         patch: operations["update_limit_api_limits__limit_id__patch"];
         trace?: never;
@@ -1909,9 +1910,9 @@ export interface components {
             required: boolean;
             /**
              * Source
-             * @description Where the factory is named: the agent's metadata, synapse_setup.py (`hook`) or [tool.synapse.deps] (`pyproject`).
+             * @description Where the factory is named: the agent's metadata, synapse_setup.py (`hook`) or [tool.synapse.deps] (`pyproject`); `default` when the deps type (a dataclass or pydantic model whose fields all have defaults) is built without arguments.
              */
-            source?: ("metadata" | "hook" | "pyproject") | null;
+            source?: ("metadata" | "hook" | "pyproject" | "default") | null;
             /**
              * Lifetime
              * @description The agent's own `synapse.deps_lifetime` (None: the `deps_lifetime` setting).
