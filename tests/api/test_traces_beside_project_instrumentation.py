@@ -191,6 +191,51 @@ def test_an_agent_with_its_own_instrument_setting_is_traced_by_both(
     ]
 
 
+INSTRUMENTED_MODEL_PROJECT = """
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from pydantic_ai import Agent
+from pydantic_ai.models.instrumented import InstrumentationSettings, InstrumentedModel
+from pydantic_ai.models.test import TestModel
+
+exporter = InMemorySpanExporter()
+_provider = TracerProvider()
+_provider.add_span_processor(SimpleSpanProcessor(exporter))
+model = InstrumentedModel(
+    TestModel(call_tools=['lookup'], custom_output_text='wrapped'),
+    InstrumentationSettings(tracer_provider=_provider),
+)
+settings = model.instrumentation_settings
+wrapped = Agent(model, name='wrapped')
+
+
+@wrapped.tool_plain
+def lookup(what: str) -> str:
+    return what + ' is here'
+"""
+
+
+def test_an_agent_whose_model_the_project_instrumented_is_traced_by_both(
+    client_for: Callable[..., TestClient], context: SynapseContext, isolated_env: Path
+) -> None:
+    """`logfire.instrument_pydantic_ai(model)` hands the agent an `InstrumentedModel`."""
+    module = unique_name('wrapped_model')
+    write_files(isolated_env, {f'{module}.py': INSTRUMENTED_MODEL_PROJECT})
+    client = client_for([module], isolated_env)
+    run_id = _turn(client, context, f'{module}.wrapped')
+
+    _recorded(client, run_id, 'wrapped')
+    project = sys.modules[module]
+    assert _operations(project.exporter.get_finished_spans(), run_id) == [
+        'chat',
+        'execute_tool',
+        'chat',
+        'invoke_agent',
+    ]
+    assert project.model.instrumentation_settings is project.settings
+
+
 def test_health_says_why_nothing_is_traced_when_pydantic_ai_lacks_the_hook(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:

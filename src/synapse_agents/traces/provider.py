@@ -9,9 +9,9 @@ does not trace are not instrumented by Synapse at all, and the class-level switc
 when the sink names an OTLP endpoint, to that endpoint's batch exporter (`export_to`).
 
 An app that instruments pydantic-ai itself (`logfire.instrument_pydantic_ai()`,
-`Agent.instrument_all(...)` before or after Synapse started, `agent.instrument = ...`) keeps its
-instrumentation: inside a Synapse turn its settings run with a `TeeTracer` (`traces.tee`), so each
-span goes to the app's provider unchanged and to Synapse's.
+`Agent.instrument_all(...)` before or after Synapse started, `agent.instrument = ...`, an
+`InstrumentedModel`) keeps its instrumentation: inside a Synapse turn its settings run with a
+`TeeTracer` (`traces.tee`), so each span goes to the app's provider unchanged and to Synapse's.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ UNAVAILABLE = (
     f'this pydantic-ai has no Agent.{_RESOLVE}, through which Synapse gives the runs it traces their '
     'instrumentation: no trace trees or debug logs are recorded (OpenTelemetry export too)'
 )
+_SETTINGS_FIELD = 'instrumentation_settings'
 _BESIDE: dict[int, tuple[Any, Any]] = {}
 """The app's settings (kept alive, so their id is not reused) and their copy with a `TeeTracer`."""
 
@@ -187,8 +188,28 @@ def install() -> bool:
 
         resolve.__wrapped__ = original  # type: ignore[attr-defined]
         setattr(Agent, _RESOLVE, resolve)
+        _tee_instrumented_models(own)
         _installed = True
         return True
+
+
+def _tee_instrumented_models(own: Any) -> None:
+    """An agent whose model is an `InstrumentedModel` (`logfire.instrument_pydantic_ai(model)`) runs
+    with that model's settings, read from its `instrumentation_settings`: inside a Synapse turn that
+    attribute reads as the same settings beside Synapse's. The model object itself is not changed."""
+    from pydantic_ai.models.instrumented import InstrumentedModel
+
+    if _SETTINGS_FIELD in vars(InstrumentedModel):
+        return  # a pydantic-ai that defines it on the class: its runs are traced by the app only
+
+    def read(model: Any) -> Any:
+        settings = vars(model)[_SETTINGS_FIELD]
+        return settings if current_sink() is None else _beside(settings, own)
+
+    def write(model: Any, settings: Any) -> None:
+        vars(model)[_SETTINGS_FIELD] = settings
+
+    setattr(InstrumentedModel, _SETTINGS_FIELD, property(read, write))
 
 
 def degraded() -> list[dict[str, str]]:
