@@ -11,7 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat_helpers import decode
-from fixtures.projects import FixtureProject
+from fixtures.projects import FixtureProject, isolated_imports
+from synapse_agents.discovery import Catalog
+from synapse_agents.discovery.keys import PLACEHOLDER_PREFIX
 
 SHARED = {
     'agents/__init__.py': '',
@@ -81,3 +83,23 @@ def test_every_agent_of_a_shared_keyless_model_is_flagged_and_never_calls_the_pr
         [card] = error_cards(client, slug)
         assert card['class'] == 'MissingApiKey' and 'OPENAI_API_KEY' in card['message'], (slug, card)
     assert error_cards(client, 'agents.second.offline') == []
+
+
+def test_the_key_added_to_the_env_file_clears_every_agent_of_the_shared_model(
+    isolated_env: Path, tmp_path: Path
+) -> None:
+    with isolated_imports(tmp_path):
+        project = FixtureProject(isolated_env).write(SHARED)
+        catalog = Catalog(['agents'], project.root, env_files=[project.root / '.env'])
+        first = catalog.scan()
+        assert {a.slug for a in first.agents if a.missing_env == 'OPENAI_API_KEY'} == FLAGGED
+        project.write({'.env': 'OPENAI_API_KEY=sk-test-not-real\n'})
+        second = catalog.scan()
+        assert [
+            (a.slug, a.missing_env, a.info.problems)
+            for a in second.agents
+            if a.missing_env or a.info.problems
+        ] == []
+        reviewer = second.get('agents.second.reviewer')
+        assert reviewer is not None and reviewer.agent is not first.get('agents.second.reviewer').agent  # type: ignore[union-attr]
+        assert PLACEHOLDER_PREFIX not in repr(vars(reviewer.agent.model.client)['api_key'])  # type: ignore[union-attr]
