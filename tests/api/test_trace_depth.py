@@ -103,7 +103,8 @@ def page(get: Callable[[str], dict[str, Any]], start: str, levels: int) -> tuple
     """The runs of the answer about run `start`, and the run it ends at (None: it shows the last)."""
     began = time.monotonic()
     chain = runs_down(get(start))
-    assert time.monotonic() - began < 5
+    # About 0.4 s on 2,000 runs on a quiet machine; the bound only catches a hang or a blow-up.
+    assert time.monotonic() - began < 20
     assert chain[0]['agent_run_id'] == start
     edge = chain[-1]
     level = int(edge['agent_run_id'].split('-')[1])
