@@ -5,9 +5,12 @@ A project module that configures Logfire (the real `logfire` package, sending no
 token, no console, an in-memory exporter as its `additional_span_processors`) and calls
 `logfire.instrument_pydantic_ai()` at import; a project that calls `Agent.instrument_all(...)` with a
 tracer provider of its own after Synapse already traced a turn; an agent given its own
-`agent.instrument = ...` (Logfire's `instrument_pydantic_ai(agent)` does that).
-Each turn runs over HTTP through the in-process app; `GET /api/traces` lists its root with its model
-calls and its tool call, and the project's exporter received the same run's spans.
+`agent.instrument = ...` (Logfire's `instrument_pydantic_ai(agent)` does that); a model wrapped in an
+`InstrumentedModel`. Each turn runs over HTTP through the in-process app; `GET /api/traces` lists its
+root with its model calls and its tool call, and the project's exporter received the same run's
+spans. A run started in a tool, and a task queued from one, hang under that tool in Synapse's tree
+while the project's spans keep their own parents. Without the hook Synapse needs, `/api/health`
+says why nothing is traced.
 """
 
 from __future__ import annotations
@@ -24,10 +27,14 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic_ai import Agent
 from pydantic_ai.models.instrumented import InstrumentationSettings
+from test_traces_tasks import _dispatcher, _find, _get, _queued, _standing
+from test_traces_tasks import _turn as queue_turn
 
-from chat_helpers import decode
+from chat_helpers import agent_catalog, decode
 from fixtures.projects import unique_name, write_files
 from synapse_agents.store import Message
+from synapse_agents.tasks import runner
+from synapse_agents.tasks.tables import AgentTask
 from synapse_agents.web import SynapseContext
 
 TRACES = '/api/traces'
@@ -234,6 +241,90 @@ def test_an_agent_whose_model_the_project_instrumented_is_traced_by_both(
         'invoke_agent',
     ]
     assert project.model.instrumentation_settings is project.settings
+
+
+DELEGATING_PROJECT = """
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from pydantic_ai import Agent
+from pydantic_ai.models.instrumented import InstrumentationSettings
+from pydantic_ai.models.test import TestModel
+
+exporter = InMemorySpanExporter()
+_provider = TracerProvider()
+_provider.add_span_processor(SimpleSpanProcessor(exporter))
+Agent.instrument_all(InstrumentationSettings(tracer_provider=_provider))
+
+helper = Agent(TestModel(custom_output_text='helped'), name='helper')
+lead = Agent(TestModel(call_tools=['ask_helper'], custom_output_text='done'), name='lead')
+
+
+@lead.tool_plain
+async def ask_helper(q: str) -> str:
+    return (await helper.run(q)).output
+"""
+
+
+def test_a_run_nested_in_a_tool_hangs_under_it_in_both_trees(
+    client_for: Callable[..., TestClient], context: SynapseContext, isolated_env: Path
+) -> None:
+    module = unique_name('delegating')
+    write_files(isolated_env, {f'{module}.py': DELEGATING_PROJECT})
+    client = client_for([module], isolated_env)
+    run_id = _turn(client, context, f'{module}.lead')
+
+    tree = client.get(f'{TRACES}/{run_id}').json()['root']
+    assert _shape(tree) == (
+        'run',
+        'lead',
+        [
+            ('model', 'test', []),
+            ('tool', 'ask_helper', [('run', 'helper', [('model', 'test', [])])]),
+            ('model', 'test', []),
+        ],
+    )
+    helper = tree['children'][1]['children'][0]
+    assert (helper['depth'], helper['parent_run_id'], helper['trace_id']) == (1, run_id, tree['trace_id'])
+
+    spans = sys.modules[module].exporter.get_finished_spans()
+    assert len(_operations(spans, run_id)) == 6
+    by_id = {span.context.span_id: span for span in spans if span.context is not None}
+    (nested,) = [
+        span
+        for span in spans
+        if (span.attributes or {}).get('gen_ai.agent.name') == 'helper'
+        and (span.attributes or {}).get('gen_ai.operation.name') == 'invoke_agent'
+    ]
+    assert nested.parent is not None
+    tool = by_id[nested.parent.span_id]
+    assert (tool.attributes or {}).get('gen_ai.tool.name') == 'ask_helper'
+    assert tool.parent is not None
+    assert (by_id[tool.parent.span_id].attributes or {}).get('gen_ai.agent.call.id') == run_id
+
+
+def test_a_task_queued_from_a_tool_hangs_under_it_beside_the_apps_instrumentation(
+    client: TestClient, context: SynapseContext
+) -> None:
+    context.catalog = agent_catalog()
+    own = TracerProvider()
+    exporter = InMemorySpanExporter()
+    own.add_span_processor(SimpleSpanProcessor(exporter))
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=own))
+    _standing(client)
+    outer = queue_turn(client, context, _dispatcher(context))
+    task = _queued(context)
+    assert client.portal is not None
+    client.portal.call(runner.run_task, context, task.id, 'test-worker')
+    with context.store.read() as session:
+        ran = session.get(AgentTask, task.id)
+        assert ran is not None and ran.status == 'succeeded', ran and ran.error
+
+    root = _get(client, f'{TRACES}/{outer.run_id}')['root']
+    tool = _find(root, 'tool', 'queue_followup')
+    (child,) = [node for node in tool['children'] if node['kind'] == 'run']
+    assert (child['agent_run_id'], child['depth'], child['trace_id']) == (ran.run_id, 1, root['trace_id'])
+    assert {'invoke_agent', 'execute_tool'} <= set(_operations(exporter.get_finished_spans(), outer.run_id))
 
 
 def test_health_says_why_nothing_is_traced_when_pydantic_ai_lacks_the_hook(
