@@ -28,6 +28,7 @@ from sqlalchemy.engine import make_url
 from chat_helpers import LOCAL_PEER, LOCAL_URL
 from fixtures.projects import isolated_imports
 from synapse_agents.discovery import Catalog
+from synapse_agents.redaction import forget_all
 from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store, upgrade
 from synapse_agents.store.schema import Base
@@ -107,6 +108,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     project.mkdir()
     monkeypatch.chdir(project)
     monkeypatch.setenv('SYNAPSE_HOME', str(tmp_path / 'home'))
+    forget_all()  # secrets an earlier test's settings or keys taught this process
     return project
 
 

@@ -153,6 +153,10 @@ class _Secrets:
             with self._lock:
                 self._known.add(secret)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._known.clear()
+
     def pattern(self) -> re.Pattern[str] | None:
         with self._lock:
             wanted = frozenset(self._known | _environment_secrets())
@@ -201,6 +205,12 @@ def remember(*secrets: str | None) -> None:
             _SECRETS.add(secret)
 
 
+def forget_all() -> None:
+    """Forget every secret remembered so far (the environment's are still read): for a process
+    that starts over with other settings, such as one test after another."""
+    _SECRETS.clear()
+
+
 def remember_settings(settings: Settings) -> None:
     """The secrets among `settings`: each key of `secret_key`, the access `token`, the values of
     `otel_headers` (and the credential after `Bearer ` or `Basic `), the passwords of
@@ -240,8 +250,8 @@ def scrub_value(value: Any) -> Any:
 def _scrubbed(pattern: re.Pattern[str], value: Any) -> Any:
     if isinstance(value, str):
         return pattern.sub(REDACTED, value) if value else value
-    if isinstance(value, dict):
-        return {_scrubbed(pattern, key): _scrubbed(pattern, item) for key, item in value.items()}
+    if isinstance(value, dict):  # keys are names (`gen_ai.request.model`), never where a secret is quoted
+        return {key: _scrubbed(pattern, item) for key, item in value.items()}
     if isinstance(value, list):
         return [_scrubbed(pattern, item) for item in value]
     if isinstance(value, tuple):

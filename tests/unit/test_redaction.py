@@ -16,6 +16,7 @@ from synapse_agents.encryption import SecretBox, new_key
 from synapse_agents.redaction import (
     MIN_LENGTH,
     REDACTED,
+    forget_all,
     mask_password,
     remember,
     remember_settings,
@@ -106,3 +107,17 @@ def test_a_key_changed_in_the_environment_is_found_at_the_next_call(monkeypatch:
     assert scrub_value({'k': ['sk-ant-second-9Qw2']}) == {'k': [REDACTED]}
     monkeypatch.delenv('ANTHROPIC_API_KEY')
     assert scrub('echo sk-ant-first-5Tg8') == 'echo sk-ant-first-5Tg8'
+
+
+def test_a_secret_that_reads_like_a_name_leaves_the_keys_of_data_alone() -> None:
+    """Keys name things; blanking one would drop a span attribute or a JSON field whole."""
+    remember('model_request_parameters')
+    data = {'model_request_parameters': 'model_request_parameters', 'other': ['x']}
+    assert scrub_value(data) == {'model_request_parameters': REDACTED, 'other': ['x']}
+
+
+def test_secrets_are_forgotten_on_request() -> None:
+    remember('a-forgettable-secret-1')
+    assert scrub('a-forgettable-secret-1') == REDACTED
+    forget_all()
+    assert scrub('a-forgettable-secret-1') == 'a-forgettable-secret-1'
