@@ -11,6 +11,7 @@ The empty playground's suggestions send themselves.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import httpx
@@ -80,7 +81,12 @@ def test_regenerate_asks_again_in_a_branch(browser_page: Page, server: Any) -> N
     expect(page.get_by_test_id('user-message')).to_have_count(1)
     fork = page.url.rsplit('/', 1)[1]
     assert fork != original
+    # The page shows the answer as it streams; the branch's rows are written as the turn ends.
+    deadline = time.monotonic() + 15
     branch = thread(server, fork)
+    while len(branch['messages']) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        branch = thread(server, fork)
     assert [m['role'] for m in branch['messages']][-2:] == ['user', 'assistant']
     assert [m['content'] for m in branch['messages'] if m['role'] == 'user'] == ['Where is order A-1001?']
     assert len(thread(server, original)['messages']) == 2, 'the original is left as it was'
