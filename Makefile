@@ -59,8 +59,10 @@ demo: install ## Install everything, then serve the offline demo agents on the e
 serve: install ## Install everything, then serve the agents of this folder (PORT=8765)
 	$(BIN)/synapse serve $(if $(PORT),--port $(PORT),)
 
-test: install browser test-frontend ## Install everything, then run every test: vitest, then pytest (browser tests included) on SQLite and PostgreSQL
-	SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) $(BIN)/python -m pytest --db all $(PYTEST_ARGS)
+# Each stage prints its wall time (.ci/timed).
+test: install browser ## Install everything, then run every test: vitest, then pytest (browser tests included) on SQLite and PostgreSQL
+	@.ci/timed vitest $(MAKE) --no-print-directory test-frontend
+	@SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) .ci/timed pytest $(BIN)/python -m pytest --db all $(PYTEST_ARGS)
 
 test-frontend: $(NODE_MODULES) ## Run the dashboard's unit tests (vitest, once)
 	cd frontend && npm test
