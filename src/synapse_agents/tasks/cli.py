@@ -15,7 +15,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from ..cli_tables import fitted_table
 from .cli_support import (
+    STANDING_COLUMNS,
     Cron,
     Debounce,
     Demo,
@@ -40,7 +42,6 @@ from .cli_support import (
     ref_of,
     runs_table,
     say,
-    table_of,
     validated,
     when,
 )
@@ -98,7 +99,7 @@ def list_command(
                 row.name,
                 row.agent_key,
                 out.schedule_words or '—',
-                when(row.next_fire_at) if row.enabled else '—',
+                when(row.next_fire_at) if row.enabled else 'paused',
                 ', '.join(row.events) or '—',
                 'yes' if row.enabled else 'paused',
                 last_run.status if last_run else '—',
@@ -106,8 +107,7 @@ def list_command(
                 duration_text(last_run.duration_ms) if last_run else '—',
             )
         )
-    columns = 'Id,Name,Agent,Schedule,Next run,Events,Enabled,Last run,Cost>,Took>'
-    Console().print(table_of('Standing agents', columns, cells))
+    Console().print(fitted_table('Standing agents', STANDING_COLUMNS, cells))
 
 
 @tasks_app.command('show')

@@ -6,7 +6,7 @@ A refusal is one line on standard error (`fail`); a table is a Rich table on sta
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from decimal import Decimal
@@ -16,6 +16,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
     from ..chat.scope import Ref
@@ -169,17 +171,40 @@ def describe(row: StandingAgent) -> str:
     return '; '.join(parts) or 'runs only when asked (synapse tasks run)'
 
 
-def table_of(title: str, columns: str, rows: Sequence[Sequence[str]]) -> Table:
-    """A table; columns named with a trailing `>` are right-aligned; the first (an id) never wraps."""
-    table = Table(title=title)
-    for index, name in enumerate(columns.split(',')):
-        right = name.endswith('>')
-        table.add_column(
-            name.rstrip('>'), overflow='fold', justify='right' if right else 'left', no_wrap=index == 0
-        )
-    for row in rows:
-        table.add_row(*(escape(cell) for cell in row))
-    return table
+ID = Column('Id', least=12, last=True)
+"""An id: on one line when the terminal has room, else folded over lines of 12 or more, never cut."""
+NAME = Column('Name', least=10)
+AGENT = Column('Agent', least=10)
+STANDING_COLUMNS = (
+    ID,
+    NAME,
+    AGENT,
+    Column('Schedule', least=10, drop=3),
+    Column('Next run', least=10),
+    Column('Events', least=10, drop=5),
+    Column('Enabled', least=7, drop=4),
+    Column('Last run', least=9),
+    Column('Cost', least=6, right=True, drop=6),
+    Column('Took', least=6, right=True, drop=7),
+)
+"""`synapse tasks list`: in 80 columns, the id, name, agent, next run and last run."""
+RUNS_COLUMNS = (
+    Column('Task', least=12, last=True),
+    AGENT,
+    Column('Trigger', least=8, drop=3),
+    Column('Status', least=9),
+    Column('Queued', least=10, drop=2),
+    Column('Duration', least=8, right=True, drop=4),
+    Column('Cost', least=6, right=True, drop=5),
+    Column('Error', least=12, drop=1),
+)
+"""A list of tasks: in 80 columns, the id, agent, trigger, status, when queued and the error."""
+LOG_COLUMNS = (
+    Column('Step', least=4, right=True),
+    Column('Kind', least=8),
+    Column('Message', least=16),
+    Column('At', least=10),
+)
 
 
 def runs_table(rows: list[AgentTask], title: str) -> Table:
@@ -201,7 +226,7 @@ def runs_table(rows: list[AgentTask], title: str) -> Table:
         )
         for row in rows
     ]
-    return table_of(title, 'Task,Agent,Trigger,Status,Queued,Duration>,Cost>,Error', cells)
+    return fitted_table(title, RUNS_COLUMNS, cells)
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -217,4 +242,4 @@ def print_task(task: AgentTask, logs: list[AgentLog]) -> None:
     if task.error:
         say(f'Error: {task.error}')
     cells = [(str(entry.seq), entry.kind, entry.message, when(entry.created_at)) for entry in logs]
-    Console().print(table_of('Log', '#>,Kind,Message,At', cells) if logs else 'No log yet.')
+    Console().print(fitted_table('Log', LOG_COLUMNS, cells) if logs else 'No log yet.')
