@@ -367,6 +367,7 @@ def test_deps_without_a_factory_is_a_409(served: tuple[TestClient, SynapseContex
     assert response.status_code == 409
     error = response.json()['error']
     assert error['code'] == 'deps_unavailable' and 'synapse.deps_factory' in error['message']
+    assert '[tool.synapse.deps]: "agents.others:needs_deps" = "your.module:make_deps"' in error['message']
 
 
 def test_a_prepare_that_raises_is_a_422_naming_the_exception(

@@ -218,6 +218,7 @@ async def test_deps_factory_and_missing_key(engine: ChatEngine, store: Store) ->
 
     _, events = await run_turn(engine, turn_target('chat_agents.no-factory'), 'go')
     assert card(events).exception_class == 'DepsUnavailable'
+    assert '"chat_agents:no_factory" = "your.module:make_deps"' in card(events).message
 
     keyed = turn_target('chat_agents.keyed')
     assert keyed.missing_env == 'OPENAI_API_KEY'

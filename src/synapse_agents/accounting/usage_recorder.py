@@ -18,7 +18,6 @@ logged and the turn goes on (the model was already paid for). Unset: neither is 
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
 from dataclasses import dataclass
@@ -27,6 +26,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import anyio.to_thread
+
+from ..import_path import ImportPathError, NotAnImportPath, resolve_import_path
 
 if TYPE_CHECKING:
     from .limits import Subject
@@ -138,14 +139,11 @@ def load_usage_recorder(spec: str | None) -> UsageRecorder | None:
     """The object `spec` (`module:attribute`) names; None when unset. Loaded once per spec."""
     if not spec:
         return None
-    module_name, sep, attribute = spec.partition(':')
-    if not sep or not module_name or not attribute:
-        raise UsageRecorderError(f'usage_recorder {spec!r}: expected module:attribute')
     try:
-        found: Any = importlib.import_module(module_name)
-        for name in attribute.split('.'):
-            found = getattr(found, name)
-    except (ImportError, AttributeError) as exc:
+        _module, found = resolve_import_path(spec)
+    except NotAnImportPath:
+        raise UsageRecorderError(f'usage_recorder {spec!r}: expected module:attribute') from None
+    except ImportPathError as exc:
         raise UsageRecorderError(f'usage_recorder {spec!r} cannot be loaded: {exc}') from exc
     if inspect.isclass(found):
         found = found()

@@ -96,6 +96,9 @@ class TurnTarget:
     sent (or the conversation's stored ones), checked against it (`chat/deps_values.py`)."""
     deps_lifetime: Literal['turn', 'server'] | None = None
     """The agent's own deps lifetime (None: the `deps_lifetime` setting; `chat/deps.py`)."""
+    deps_key: str | None = None
+    """The `[tool.synapse.deps]` key a discovered agent's deps factory is named under (the
+    "needs deps" hint names it); None for an agent discovery does not know."""
 
     @classmethod
     def from_discovered(cls, found: Any) -> TurnTarget:
@@ -120,6 +123,7 @@ class TurnTarget:
             missing_env=found.missing_env,
             own_model_id=own,
             deps_lifetime=getattr(found, 'deps_lifetime', None),
+            deps_key=getattr(found, 'deps_key', None),
         )
 
     @classmethod

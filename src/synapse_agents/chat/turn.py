@@ -406,7 +406,7 @@ async def _make_deps(turn: PreparedTurn, stack: AsyncExitStack, writes: TurnWrit
     are stored on the conversation first (after `begin_turn`, which creates a new one)."""
     target = turn.target
     if target.deps_factory is None and target.deps_schema is None and target.deps_required:
-        raise DepsUnavailable(missing_factory_hint(target.name))
+        raise DepsUnavailable(missing_factory_hint(target.name, key=target.deps_key))
     if turn.deps_values is not None:
         writes.submit(remember_deps(turn.conversation_id, turn.deps_values))
     lifetime = lifetime_of(target, turn.settings)

@@ -155,6 +155,11 @@ class OutputInfo(_Model):
         None, description='For `TextOutput(fn)`: the function the text answer is passed to.'
     )
     validators: list[OutputValidatorInfo] = Field(default_factory=list)
+    deferred: str | None = Field(
+        None,
+        description='When the output type also lists DeferredToolRequests (or DeferredToolResults): '
+        'that a run may pause for tool approval instead. `type` and `schema` describe the rest.',
+    )
 
 
 class DepsInfo(_Model):

@@ -22,7 +22,7 @@ from . import deps_sources, keys, slugs
 from ._describe import display_path
 from .agent_info import AgentInfo, AgentProblem, DepsInfo, DiscoveryProblem, SubagentInfo
 from .collect import Candidate
-from .deps_sources import Known, NamedFactory
+from .deps_sources import Known, NamedFactory, table_key
 from .importer import exception_message, format_traceback
 from .inspection import Inspection, inspect_agent
 from .options import AgentOptions, read_options
@@ -39,6 +39,13 @@ class BuiltAgent:
     missing_env: str | None
     file: Path | None
     deps_lifetime: Literal['turn', 'server'] | None = None
+    deps_key: str | None = None
+    """Its `[tool.synapse.deps]` key (`deps_sources.table_key`)."""
+
+
+def deps_key(candidate: Candidate, slug: str) -> str:
+    """The `[tool.synapse.deps]` key of the agent found as `candidate`."""
+    return table_key(candidate.module, candidate.attribute, slug, spec=candidate.spec)
 
 
 @dataclass
@@ -146,7 +153,7 @@ class Assembler:
             deps_type_name=info.deps.type,
             named=named,
             deps_type=entry.agent.deps_type,
-            key=slug if candidate.spec else f'{candidate.module}:{candidate.attribute}',
+            key=deps_key(candidate, slug),
         )
         entry.named = named
 
@@ -223,6 +230,7 @@ class Assembler:
             missing_env,
             entry.candidate.file,
             deps_lifetime=options.deps_lifetime,
+            deps_key=deps_key(entry.candidate, slug),
         )
 
 

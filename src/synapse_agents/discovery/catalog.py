@@ -56,6 +56,8 @@ class DiscoveredAgent:
     file: Path | None = None
     deps_lifetime: Literal['turn', 'server'] | None = None
     """The agent's own `synapse.deps_lifetime` (None: the `deps_lifetime` setting)."""
+    deps_key: str | None = None
+    """The `[tool.synapse.deps]` key that names its deps factory (for the hint when it has none)."""
 
     @property
     def card(self) -> AgentCard:
@@ -242,6 +244,7 @@ class Catalog:
             missing_env=built.missing_env,
             file=built.file,
             deps_lifetime=built.deps_lifetime,
+            deps_key=built.deps_key,
         )
 
     def _reload_env_files(self) -> None:

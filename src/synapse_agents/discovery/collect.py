@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic_ai import Agent
 
+from ..import_path import AttributeMissing, walk_attributes
 from ..registry.tools import RegistryTool, tools_in
 from . import targets as targets_module
 from .agent_info import DiscoveryProblem
@@ -240,7 +241,10 @@ class Collector:
 
     def _attribute(self, module: ModuleType, target: Target, out: Collection) -> None:
         assert target.attribute is not None
-        value = getattr(module, target.attribute, None)
+        try:
+            value = walk_attributes(module, target.attribute)
+        except AttributeMissing:
+            value = None
         if isinstance(value, Agent):
             out.candidates.append(self._candidate(module, target.attribute, value, target, explicit=True))
             return

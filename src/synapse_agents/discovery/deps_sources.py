@@ -109,6 +109,12 @@ class SetupHook:
         self.problem = None
 
 
+def table_key(module: str, attribute: str, slug: str, *, spec: bool) -> str:
+    """The `[tool.synapse.deps]` key that names an agent: its `module:attribute`, or for an agent
+    spec file (which has no attribute to name) its slug."""
+    return slug if spec else f'{module}:{attribute}'
+
+
 def resolve(
     known: Sequence[Known], table: Mapping[str, str], hook: Sequence[Registration]
 ) -> tuple[dict[int, NamedFactory], list[DiscoveryProblem]]:

@@ -30,7 +30,6 @@ pydantic-ai sends metadata to no model; it only attaches it to the run (and its 
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 from ..deps_setup import missing_factory_hint
+from ..import_path import AttributeMissing, ModuleNotImported, NotAnImportPath, resolve_import_path
 from .agent_info import AgentProblem
 from .default_deps import default_factory, factory_name
 from .deps_sources import NamedFactory
@@ -153,24 +153,20 @@ def _resolve_factory(spec: Any, options: AgentOptions, agent_name: str, *, where
 
     if isinstance(spec, str):
         options.factory_name = spec
-        module_name, sep, attribute = spec.partition(':')
-        if not sep or not module_name or not attribute:
-            invalid("is not 'module:attribute'.")
-            return
         try:
             with discovery_mode():
-                module = importlib.import_module(module_name)
-        except Exception as exc:
-            invalid(f'cannot be imported: {type(exc).__name__}: {exception_message(exc)}')
+                module, factory = resolve_import_path(spec)
+        except NotAnImportPath:
+            invalid("is not 'module:attribute'.")
+            return
+        except ModuleNotImported as exc:
+            cause = exc.__cause__ or exc
+            invalid(f'cannot be imported: {type(cause).__name__}: {exception_message(cause)}')
+            return
+        except AttributeMissing as exc:
+            invalid(f'does not exist: {exc}.')
             return
         options.factory_module = module
-        target: Any = module
-        for part in attribute.split('.'):
-            if not hasattr(target, part):
-                invalid(f'does not exist: {module_name} has no attribute {attribute!r}.')
-                return
-            target = getattr(target, part)
-        factory = target
     else:
         factory = spec
         options.factory_name = (

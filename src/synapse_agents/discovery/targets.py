@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..import_path import is_attribute_path
 from .reload import Stamp, stamp
 
 SPEC_SUFFIXES = ('.json', '.yaml', '.yml')
@@ -71,7 +72,7 @@ def parse_target(raw: str, project_root: Path) -> Target:
     text = raw.strip()
     left, attribute = text, None
     head, sep, tail = text.rpartition(':')
-    if sep and tail.isidentifier() and head and not (len(head) == 1 and head.isalpha()):
+    if sep and is_attribute_path(tail) and head and not (len(head) == 1 and head.isalpha()):
         left, attribute = head, tail
     if _looks_like_path(left, project_root):
         path = resolve_path(left, project_root)

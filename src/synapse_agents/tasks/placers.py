@@ -16,12 +16,12 @@ Wiring it is one line: `post_save.connect(syn.placer('file_uploaded'), sender=Fi
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..chat.scope import Ref
+from ..import_path import ImportPathError, NotAnImportPath, resolve_import_path
 
 ALLOWED_KEYS = frozenset({'event', 'tenant', 'subject', 'context'})
 
@@ -46,14 +46,11 @@ def load_placer(name: str, placers: Mapping[str, str]) -> Callable[..., Any]:
     if spec is None:
         known = ', '.join(sorted(placers)) or 'none'
         raise PlacerError(f'No placer named {name!r} in the placers setting (configured: {known}).')
-    module_name, colon, attribute = spec.partition(':')
-    if not colon or not module_name or not attribute:
-        raise PlacerError(f'placer {name!r}: {spec!r} is not module:callable.')
     try:
-        found: Any = importlib.import_module(module_name)
-        for part in attribute.split('.'):
-            found = getattr(found, part)
-    except Exception as exc:  # not found, or the module itself failed (a syntax error, a raise)
+        _module, found = resolve_import_path(spec)
+    except NotAnImportPath:
+        raise PlacerError(f'placer {name!r}: {spec!r} is not module:callable.') from None
+    except ImportPathError as exc:  # not found, or the module itself failed (a syntax error, a raise)
         raise PlacerError(f'placer {name!r}: {spec!r} could not be imported ({exc}).') from exc
     if isinstance(found, type):
         try:

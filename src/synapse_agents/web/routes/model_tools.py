@@ -95,5 +95,5 @@ async def _target(context: SynapseContext, slug: str) -> TurnTarget:
     if target.setup_error is not None:
         raise ApiError(409, f'{target.name} cannot run: {target.setup_error}', code='agent_unavailable')
     if target.deps_factory is None and target.deps_required:
-        raise ApiError(409, missing_factory_hint(target.name), code='deps_unavailable')
+        raise ApiError(409, missing_factory_hint(target.name, key=target.deps_key), code='deps_unavailable')
     return target
