@@ -112,9 +112,21 @@ def test_the_playground_chats_with_it_through_the_turn_engine(served: TestClient
 
 
 def test_the_tool_registry_lists_the_tools_for_the_agent_form(served: TestClient) -> None:
-    body = served.get('/api/registry/tools').json()
-    assert body == {
-        'tools': [
-            {'name': 'add', 'tags': ['math'], 'description': 'Add two numbers.', 'module': 'agents.tools'}
-        ]
+    tools = served.get('/api/registry/tools').json()['tools']
+    assert {
+        'name': 'add',
+        'tags': ['math'],
+        'description': 'Add two numbers.',
+        'module': 'agents.tools',
+    } in tools
+    # The demo's own tools are offered too (those that need no run dependencies), ordered by name.
+    names = [tool['name'] for tool in tools]
+    assert names == sorted(names)
+    assert set(names) == {
+        'add',
+        'check_inventory',
+        'create_ticket',
+        'delegate_to_summariser',
+        'lookup_order',
+        'search_knowledge_base',
     }

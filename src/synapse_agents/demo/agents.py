@@ -4,6 +4,10 @@ Each one shows a feature the workbench must display: function tools, a stateless
 structured output, a failing tool, a nested agent run, dependencies from a factory, a model
 fallback and a native (provider) tool. They are ordinary module-level ``pydantic_ai.Agent``
 instances; importing this module only builds them.
+
+The tools that need no run dependencies are also marked ``@synapse_agents.tool``, so the registry
+offers them to configured agents (tags ``support``, ``orders``, ``inventory``, ``delegation``);
+``deps_agent``'s tools read its ``AccountDeps`` and are not offered.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.capabilities import WebSearch
 from pydantic_ai.models.fallback import FallbackModel
 
+from ..registry.tools import tool
 from ._fixtures import ORDERS, TICKETS, AccountDeps, Article, Order, Ticket, sample_account, search_articles
 from .model import DemoModel
 
@@ -54,6 +59,7 @@ support_agent = Agent(
 )
 
 
+@tool(tags=['support', 'orders'])
 @support_agent.tool_plain
 def lookup_order(order_id: str) -> Order:
     """Look up an order by its id (such as A-1001) and return its status, items and delivery estimate.
@@ -68,6 +74,7 @@ def lookup_order(order_id: str) -> Order:
     return order
 
 
+@tool(tags=['support'])
 @support_agent.tool_plain
 def search_knowledge_base(query: str, limit: int = 3) -> list[Article]:
     """Search the help-centre knowledge base for articles about a topic (refunds, shipping, passwords...).
@@ -79,6 +86,7 @@ def search_knowledge_base(query: str, limit: int = 3) -> list[Article]:
     return search_articles(query, limit)
 
 
+@tool(tags=['support'])
 @support_agent.tool_plain
 def create_ticket(subject: str, priority: Literal['low', 'normal', 'high'] = 'normal') -> Ticket:
     """Open a support ticket so a human agent follows up on a problem.
@@ -168,6 +176,7 @@ flaky_agent = Agent(
 )
 
 
+@tool(tags=['inventory'])
 @flaky_agent.tool_plain
 def check_inventory(sku: str) -> dict[str, Any]:
     """Check how many units of a product (by SKU, such as KB-87) are in stock.
@@ -190,6 +199,7 @@ orchestrator = Agent(
 )
 
 
+@tool(tags=['delegation'])
 @orchestrator.tool
 async def delegate_to_summariser(ctx: RunContext[object], text: str) -> str:
     """Ask the summariser agent for a summary of a text.

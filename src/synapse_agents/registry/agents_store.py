@@ -12,7 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
 from pydantic import ValidationError
+from pydantic_ai import StructuredDict
+from pydantic_ai.exceptions import UserError
 from sqlalchemy import delete as sql_delete
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -66,10 +70,41 @@ def _check_spec(spec: Mapping[str, Any]) -> None:
         AgentSpec.model_validate(dict(spec))
     except ValidationError as exc:
         raise from_validation(exc, 'body.spec') from None
-    unsafe = unsafe_part(spec.get('deps_schema'))
+    if spec.get('deps_schema') is not None:
+        _check_deps_schema(spec['deps_schema'])
+    if spec.get('output_schema') is not None:
+        _check_output_schema(spec['output_schema'])
+
+
+def _check_json_schema(location: str, schema: dict[str, Any]) -> None:
+    """Refuse a document that is not a JSON Schema of its dialect, at the keyword that is wrong."""
+    try:
+        validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
+        where = '.'.join(str(part) for part in (location, *exc.absolute_path))
+        raise invalid_field(where, f'not a valid JSON Schema: {exc.message}') from None
+
+
+def _check_deps_schema(schema: dict[str, Any]) -> None:
+    location = 'body.spec.deps_schema'
+    try:
+        unsafe = unsafe_part(schema)
+    except (AttributeError, TypeError, ValueError):  # too malformed to walk: the check below says why
+        unsafe = None
     if unsafe is not None:  # a reference outside it, a reference cycle, a catastrophic pattern
         where, why = unsafe
-        raise invalid_field('.'.join(part for part in ('body.spec.deps_schema', where) if part), why)
+        raise invalid_field('.'.join(part for part in (location, where) if part), why)
+    _check_json_schema(location, schema)
+
+
+def _check_output_schema(schema: dict[str, Any]) -> None:
+    """An output schema is a JSON Schema of an object (pydantic-ai's `StructuredDict`)."""
+    location = 'body.spec.output_schema'
+    _check_json_schema(location, schema)
+    try:
+        StructuredDict(schema)
+    except (UserError, TypeError, ValueError, AttributeError) as exc:
+        raise invalid_field(location, f'not usable as structured output: {exc}') from None
 
 
 def _check_references(session: Session, entry: AgentInput) -> None:
