@@ -21,10 +21,12 @@ from ..web.context import SynapseContext, get_context
 from ..web.errors import ApiError, error_responses, require_id
 from ..web.routes.schemas import Timestamp
 from . import limits_store
+from .limit_choices import MAX_CHOICES, choices
 from .limit_names import check_names
-from .limits_store import LimitError, LimitInput, LimitPatch, LimitStatus, OverrunFilters
+from .limits_store import LimitError, LimitInput, LimitPatch, LimitStatus, OverrunFilters, Scope
 from .spend import Figures, GroupBy, SpendFilters, SpendReport, Stack, day_bound, decimal_text, spend_report
-from .tables import SpendingOverrun
+from .tables import SpendingLimit, SpendingOverrun
+from .worst_case import WorstCall, worst_calls
 
 router = APIRouter(tags=['accounting'])
 
@@ -178,6 +180,34 @@ async def spend(
 # -- limits ------------------------------------------------------------------------------------
 
 
+class LimitWorstCall(BaseModel):
+    """The most one call's output may reserve under the limit (docs/accounting.md, "Worst case")."""
+
+    amount: DecimalText | None = Field(
+        description="In the limit's currency; null when the model has no known price (its calls reserve "
+        'nothing) or no rate converts it.'
+    )
+    currency: str
+    output_tokens: int = Field(
+        description="max_tokens, else the model's max_output_tokens, else the default."
+    )
+    model: str = Field(description='The model behind the figure.')
+    agent: str | None = Field(
+        description="The agent whose model it is (for a tenant or user limit, the dearest of every agent's); "
+        'null for a preset limit.'
+    )
+
+    @classmethod
+    def of(cls, worst: WorstCall) -> LimitWorstCall:
+        return cls(
+            amount=worst.amount,
+            currency=worst.currency,
+            output_tokens=worst.output_tokens,
+            model=worst.model,
+            agent=worst.agent,
+        )
+
+
 class Limit(BaseModel):
     """A spending limit and its current window: what was spent and reserved in it, what is left."""
 
@@ -200,11 +230,17 @@ class Limit(BaseModel):
     headroom: DecimalText = Field(description='`amount - consumed`, never below 0.')
     window_start: Timestamp
     window_end: Timestamp
+    worst_call: LimitWorstCall | None = Field(
+        None,
+        description='The most the output of one call it applies to may reserve: before a call, its '
+        'input tokens at the input price are reserved too. Null when it applies to no agent or preset '
+        'Synapse knows.',
+    )
     created_at: Timestamp
     updated_at: Timestamp
 
     @classmethod
-    def of(cls, found: LimitStatus) -> Limit:
+    def of(cls, found: LimitStatus, worst: WorstCall | None = None) -> Limit:
         row = found.limit
         return cls(
             id=row.id,
@@ -220,6 +256,7 @@ class Limit(BaseModel):
             headroom=found.headroom,
             window_start=found.window_start,
             window_end=found.window_end,
+            worst_call=None if worst is None else LimitWorstCall.of(worst),
             created_at=row.created_at,
             updated_at=row.updated_at,
         )
@@ -263,20 +300,32 @@ class OverrunPage(BaseModel):
     total: int
 
 
-def _statuses(context: SynapseContext) -> list[LimitStatus]:
+def _statuses(context: SynapseContext) -> list[Limit]:
     rows = limits_store.listing(context.store)
-    return [limits_store.status(context.store, context.settings, row) for row in rows]
+    found = [limits_store.status(context.store, context.settings, row) for row in rows]
+    return _with_worst(context, found)
 
 
-def _status(context: SynapseContext, limit_id: str) -> LimitStatus:
+def _with_worst(context: SynapseContext, found: list[LimitStatus]) -> list[Limit]:
+    """The limits as the API answers them, each with its worst call (`worst_case`)."""
+    readable: list[SpendingLimit] = [status.limit for status in found]
+    worst = worst_calls(context.store, context.settings, context.catalog, readable)
+    return [Limit.of(status, one) for status, one in zip(found, worst, strict=True)]
+
+
+def _status(context: SynapseContext, limit_id: str) -> Limit:
     found = limits_store.get(context.store, limit_id, readable=True)
-    return limits_store.status(context.store, context.settings, found)
+    return _with_worst(context, [limits_store.status(context.store, context.settings, found)])[0]
+
+
+def _saved(context: SynapseContext, row: SpendingLimit) -> Limit:
+    return _with_worst(context, [limits_store.status(context.store, context.settings, row)])[0]
 
 
 @router.get('/api/limits', response_model=LimitList)
 async def limits(context: Context) -> LimitList:
-    """Every spending limit with its current window's consumption and headroom."""
-    return LimitList(limits=[Limit.of(found) for found in await call(_statuses, context)])
+    """Every spending limit with its current window's consumption, headroom and worst call."""
+    return LimitList(limits=await call(_statuses, context))
 
 
 @router.post('/api/limits', response_model=Limit, status_code=201, responses=error_responses(409))
@@ -285,7 +334,40 @@ async def create_limit(body: LimitInput, context: Context) -> Limit:
     Synapse does not know is a 422 naming the closest ones."""
     await call(check_names, context.store, context.catalog, body.scope, body.scope_id)
     row = await call(limits_store.create, context.store, context.settings, body)
-    return Limit.of(await call(limits_store.status, context.store, context.settings, row))
+    return await call(_saved, context, row)
+
+
+class LimitChoice(BaseModel):
+    """A name a limit may apply to."""
+
+    value: str = Field(description='The scope id to send: a slug, a preset key, a `type:id`.')
+    label: str = Field(description="What to show: the agent's or preset's name, else the value.")
+    source: str = Field(description='`discovered`, `configured`, `registry` or `ledger` (seen in calls).')
+
+
+class LimitChoices(BaseModel):
+    scope: Scope
+    choices: list[LimitChoice]
+    truncated: bool = Field(description=f'More matched than the {MAX_CHOICES} listed: narrow with `q`.')
+
+
+@router.get('/api/limits/choices', response_model=LimitChoices)
+async def limit_choices(
+    context: Context,
+    scope: Annotated[Scope, Query(description='What the limit applies to.')],
+    q: Annotated[str | None, Query(max_length=255, description='A part of the name (any case).')] = None,
+    tenant: ScopeName = None,
+) -> LimitChoices:
+    """What a limit of `scope` may apply to: the agents or presets Synapse knows, or the tenants and
+    users seen in the ledger (the most recent first, at most 200; `tenant` keeps that tenant's users)."""
+    found, truncated = await call(
+        lambda: choices(context.store, context.catalog, scope, tenant=tenant, query=q or None)
+    )
+    return LimitChoices(
+        scope=scope,
+        choices=[LimitChoice(value=c.value, label=c.label, source=c.source) for c in found],
+        truncated=truncated,
+    )
 
 
 @router.get('/api/limits/overruns', response_model=OverrunPage)
@@ -320,7 +402,7 @@ async def overruns(
 async def one_limit(limit_id: str, context: Context) -> Limit:
     """One limit with its current window's consumption and headroom."""
     require_id(limit_id, 'spending limit')
-    return Limit.of(await call(_status, context, limit_id))
+    return await call(_status, context, limit_id)
 
 
 @router.patch('/api/limits/{limit_id}', response_model=Limit, responses=error_responses(409))
@@ -332,7 +414,7 @@ async def update_limit(limit_id: str, body: LimitPatch, context: Context) -> Lim
         scope, scope_id = body.scope or current.scope, body.scope_id or current.scope_id
         await call(check_names, context.store, context.catalog, scope, scope_id)
     row = await call(limits_store.update, context.store, context.settings, limit_id, body)
-    return Limit.of(await call(limits_store.status, context.store, context.settings, row))
+    return await call(_saved, context, row)
 
 
 @router.delete('/api/limits/{limit_id}', response_model=LimitDeleted)

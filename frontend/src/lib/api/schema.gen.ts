@@ -729,7 +729,7 @@ export interface paths {
         };
         /**
          * Limits
-         * @description Every spending limit with its current window's consumption and headroom.
+         * @description Every spending limit with its current window's consumption, headroom and worst call.
          */
         get: operations["limits_api_limits_get"];
         put?: never;
@@ -739,6 +739,27 @@ export interface paths {
          *     Synapse does not know is a 422 naming the closest ones.
          */
         post: operations["create_limit_api_limits_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/limits/choices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Limit Choices
+         * @description What a limit of `scope` may apply to: the agents or presets Synapse knows, or the tenants and
+         *     users seen in the ledger (the most recent first, at most 200; `tenant` keeps that tenant's users).
+         */
+        get: operations["limit_choices_api_limits_choices_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2228,6 +2249,8 @@ export interface components {
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
              */
             window_end: string;
+            /** @description The most the output of one call it applies to may reserve: before a call, its input tokens at the input price are reserved too. Null when it applies to no agent or preset Synapse knows. */
+            worst_call?: components["schemas"]["LimitWorstCall"] | null;
             /**
              * Created At
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
@@ -2238,6 +2261,42 @@ export interface components {
              * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
              */
             updated_at: string;
+        };
+        /**
+         * LimitChoice
+         * @description A name a limit may apply to.
+         */
+        LimitChoice: {
+            /**
+             * Value
+             * @description The scope id to send: a slug, a preset key, a `type:id`.
+             */
+            value: string;
+            /**
+             * Label
+             * @description What to show: the agent's or preset's name, else the value.
+             */
+            label: string;
+            /**
+             * Source
+             * @description `discovered`, `configured`, `registry` or `ledger` (seen in calls).
+             */
+            source: string;
+        };
+        /** LimitChoices */
+        LimitChoices: {
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "tenant" | "user" | "agent" | "preset";
+            /** Choices */
+            choices: components["schemas"]["LimitChoice"][];
+            /**
+             * Truncated
+             * @description More matched than the 200 listed: narrow with `q`.
+             */
+            truncated: boolean;
         };
         /** LimitDeleted */
         LimitDeleted: {
@@ -2312,6 +2371,34 @@ export interface components {
             timezone?: string | null;
             /** Enabled */
             enabled?: boolean | null;
+        };
+        /**
+         * LimitWorstCall
+         * @description The most one call's output may reserve under the limit (docs/accounting.md, "Worst case").
+         */
+        LimitWorstCall: {
+            /**
+             * Amount
+             * @description In the limit's currency; null when the model has no known price (its calls reserve nothing) or no rate converts it.
+             */
+            amount: string | null;
+            /** Currency */
+            currency: string;
+            /**
+             * Output Tokens
+             * @description max_tokens, else the model's max_output_tokens, else the default.
+             */
+            output_tokens: number;
+            /**
+             * Model
+             * @description The model behind the figure.
+             */
+            model: string;
+            /**
+             * Agent
+             * @description The agent whose model it is (for a tenant or user limit, the dearest of every agent's); null for a preset limit.
+             */
+            agent: string | null;
         };
         /**
          * McpServerTools
@@ -8596,6 +8683,78 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    limit_choices_api_limits_choices_get: {
+        parameters: {
+            query: {
+                /** @description What the limit applies to. */
+                scope: "tenant" | "user" | "agent" | "preset";
+                /** @description A part of the name (any case). */
+                q?: string | null;
+                /** @description type:id, or type alone. */
+                tenant?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitChoices"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
         };
     };
     overruns_api_limits_overruns_get: {
