@@ -6,6 +6,7 @@ import { cn } from '@/lib/cn'
 import { invalidate } from '@/lib/resource'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogFooter, DialogTitle } from '@/components/ui/dialog'
+import { AppliesTo } from './AppliesTo'
 import { bodyOf, draftOf, PERIOD_LABEL, placeErrors, SCOPE_HINT, type LimitErrors, type LimitField } from './limitForm'
 
 const box = 'h-9 w-full rounded-md border border-input bg-transparent px-3 text-sm focus-visible:outline-2 focus-visible:outline-ring'
@@ -58,19 +59,23 @@ function LimitForm({ limit, title, onDone }: { limit: SpendingLimit | null; titl
             id: `${id}${name}`,
             value: draft[name],
             onChange: (event: { target: { value: string } }) => {
-              setDraft({ ...draft, [name]: event.target.value })
+              // Another scope names other things: what was picked for the last one no longer applies.
+              const cleared = name === 'scope' && event.target.value !== draft.scope ? { scope_id: '' } : {}
+              setDraft({ ...draft, [name]: event.target.value, ...cleared })
               setErrors({ ...errors, [name]: undefined })
             },
             'aria-invalid': error ? true : undefined,
             'aria-describedby': note ? `${id}${name}-note` : undefined,
-            className: cn(box, options ? 'py-0' : 'font-mono'),
+            className: cn(box, options ? 'py-0' : name === 'scope_id' ? undefined : 'font-mono'),
           }
           return (
             <div key={name} className="grid content-start gap-1.5">
               <label htmlFor={props.id} className="text-[13px] font-medium">
                 {label}
               </label>
-              {options ? (
+              {name === 'scope_id' ? (
+                <AppliesTo scope={draft.scope} field={props} />
+              ) : options ? (
                 <select {...props}>
                   {options.map((option) => (
                     <option key={option} value={option}>

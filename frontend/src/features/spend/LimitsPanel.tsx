@@ -2,13 +2,15 @@
 // the window in the limit's own time zone), and create, edit and delete.
 import { AlertOctagon, Pencil, Plus, Trash2 } from '@/components/icons'
 import { useState } from 'react'
-import { spendApi, type SpendingLimit } from '@/lib/api/spend'
+import { spendApi, type SpendingLimit, type WorstCall } from '@/lib/api/spend'
+import { formatInt } from '@/lib/format'
 import { cn } from '@/lib/cn'
 import { invalidate } from '@/lib/resource'
 import { EmptyState } from '@/components/common/States'
 import { Button } from '@/components/ui/button'
 import { ConfirmDialog } from '@/features/conversations/ConfirmDialog'
 import { formatWindow, headroomOf, PERIOD_LABEL } from './limitForm'
+import { useAgentNames } from './agentNames'
 import { LimitDialog } from './LimitDialog'
 import { formatMoney } from './money'
 import { useLimits } from './queries'
@@ -16,7 +18,20 @@ import { Loading } from './Loading'
 
 const FILL = { ok: 'bg-primary', near: 'bg-warning', over: 'bg-destructive' }
 
-function LimitRow({ limit, onEdit, onDelete, onOverruns }: { limit: SpendingLimit; onEdit: () => void; onDelete: () => void; onOverruns: () => void }) {
+/**
+ * "One call reserves up to $0.02 + input (2,000 output tokens of synapse:synapse-demo, support_agent)":
+ * the dearest output among the models the limit covers; its input tokens are reserved on top.
+ */
+function WorstCallLine({ worst, nameOf }: { worst: WorstCall; nameOf: (key: string) => string }) {
+  const of = [`${formatInt(worst.output_tokens)} output tokens of ${worst.model}`, worst.agent && nameOf(worst.agent)].filter(Boolean).join(', ')
+  return (
+    <p className="truncate" data-testid="limit-worst" title={worst.agent ?? undefined}>
+      {worst.amount === null ? `One call's price is unknown: not held to this limit (${of})` : `One call reserves up to ${formatMoney(worst.amount, worst.currency)} + input (${of})`}
+    </p>
+  )
+}
+
+function LimitRow({ limit, nameOf, onEdit, onDelete, onOverruns }: { limit: SpendingLimit; nameOf: (key: string) => string; onEdit: () => void; onDelete: () => void; onOverruns: () => void }) {
   const { fraction, level } = headroomOf(limit)
   const percent = Math.round(fraction * 100)
   const money = (amount: string) => formatMoney(amount, limit.currency)
@@ -26,7 +41,14 @@ function LimitRow({ limit, onEdit, onDelete, onOverruns }: { limit: SpendingLimi
     <li className="grid gap-3 rounded-lg border bg-card p-4 md:grid-cols-[16rem_1fr_auto] md:items-center" data-testid="limit-row">
       <div className="min-w-0 text-xs text-muted-foreground">
         <p className="truncate text-[13px] text-foreground">
-          {limit.scope} <span className="font-mono">{limit.scope_id}</span>
+          {limit.scope}{' '}
+          {limit.scope === 'agent' && nameOf(limit.scope_id) !== limit.scope_id ? (
+            <span title={limit.scope_id} data-testid="limit-agent">
+              {nameOf(limit.scope_id)}
+            </span>
+          ) : (
+            <span className="font-mono">{limit.scope_id}</span>
+          )}
         </p>
         {PERIOD_LABEL[limit.period] ?? limit.period}
         {!limit.enabled && ' · disabled'}
@@ -42,6 +64,7 @@ function LimitRow({ limit, onEdit, onDelete, onOverruns }: { limit: SpendingLimi
         <p className="truncate" data-testid="limit-window">
           {formatWindow(limit.window_start, limit.window_end, limit.timezone)} ({limit.timezone})
         </p>
+        {limit.worst_call && <WorstCallLine worst={limit.worst_call} nameOf={nameOf} />}
       </div>
       <div className="flex gap-1">
         <Button variant="ghost" size="sm" onClick={onOverruns}>
@@ -60,6 +83,7 @@ function LimitRow({ limit, onEdit, onDelete, onOverruns }: { limit: SpendingLimi
 
 export function LimitsPanel({ onOverruns }: { onOverruns: (limitId: string) => void }) {
   const limits = useLimits()
+  const nameOf = useAgentNames()
   const [editing, setEditing] = useState<SpendingLimit | null | undefined>(undefined)
   const [deleting, setDeleting] = useState<SpendingLimit | null>(null)
   const data = limits.data
@@ -76,7 +100,7 @@ export function LimitsPanel({ onOverruns }: { onOverruns: (limitId: string) => v
       )}
       <ul className="space-y-2">
         {data?.limits.map((limit) => (
-          <LimitRow key={limit.id} limit={limit} onEdit={() => setEditing(limit)} onDelete={() => setDeleting(limit)} onOverruns={() => onOverruns(limit.id)} />
+          <LimitRow key={limit.id} limit={limit} nameOf={nameOf} onEdit={() => setEditing(limit)} onDelete={() => setDeleting(limit)} onOverruns={() => onOverruns(limit.id)} />
         ))}
       </ul>
       <LimitDialog open={editing !== undefined} limit={editing ?? null} onClose={() => setEditing(undefined)} />

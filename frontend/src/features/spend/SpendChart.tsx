@@ -36,7 +36,28 @@ function Swatch({ color }: { color: string }) {
   return <span className="inline-block size-2.5 rounded-sm" style={{ backgroundColor: color }} />
 }
 
-export function SpendChart({ series, from, to, currency, stack }: { series: SpendPoint[]; from: string; to: string; currency: string; stack: SpendStack }) {
+/** A key as shown: the agent's name (the slug in a tooltip) or the model; "(none)" for no key. */
+function KeyName({ name, keyOf }: { name: string; keyOf: string }) {
+  if (!keyOf) return <>(none)</>
+  return name === keyOf ? <>{keyOf}</> : <span title={keyOf}>{name}</span>
+}
+
+export function SpendChart({
+  series,
+  from,
+  to,
+  currency,
+  stack,
+  nameOf = (key) => key,
+}: {
+  series: SpendPoint[]
+  from: string
+  to: string
+  currency: string
+  stack: SpendStack
+  /** What to call a key (an agent's name); the key itself when left out. */
+  nameOf?: (key: string) => string
+}) {
   const [ref, width] = useWidth()
   const [active, setActive] = useState<number | null>(null)
   const { columns, keys, totals, max } = stackSeries(series, from, to)
@@ -104,7 +125,7 @@ export function SpendChart({ series, from, to, currency, stack }: { series: Spen
           <p className="font-medium">{shown.day}</p>
           {[...shown.segments].reverse().map((segment) => (
             <p key={segment.key} className="flex items-center gap-1.5">
-              <Swatch color={color(segment.key)} /> {segment.key || '(none)'}
+              <Swatch color={color(segment.key)} /> <KeyName name={segment.key === OTHER ? OTHER : nameOf(segment.key)} keyOf={segment.key} />
               <span className="ml-auto pl-4 font-mono">{exact(segment.cost)}</span>
             </p>
           ))}
@@ -120,7 +141,10 @@ export function SpendChart({ series, from, to, currency, stack }: { series: Spen
       <ul aria-label="Legend" className="mt-2 flex flex-wrap gap-x-4 pl-16 text-xs max-sm:gap-y-1 max-sm:pl-0" data-testid="spend-legend">
         {keys.map((key) => (
           <li key={key} className="flex min-w-0 max-w-full items-center gap-1.5">
-            <Swatch color={color(key)} /> <span className="min-w-0 [overflow-wrap:anywhere]">{key || '(none)'}</span>
+            <Swatch color={color(key)} />{' '}
+            <span className="min-w-0 [overflow-wrap:anywhere]" data-key={key}>
+              <KeyName name={key === OTHER ? OTHER : nameOf(key)} keyOf={key} />
+            </span>
             <span className="shrink-0 font-mono text-muted-foreground">{formatMoney(totals[key], currency)}</span>
           </li>
         ))}

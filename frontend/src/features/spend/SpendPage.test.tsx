@@ -4,7 +4,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router'
-import type { Overrun, SpendingLimit, SpendReport } from '@/lib/api/spend'
+import type { LimitChoice, Overrun, SpendingLimit, SpendReport } from '@/lib/api/spend'
 import { resetResources } from '@/lib/resource'
 import { SpendPage } from './SpendPage'
 
@@ -53,6 +53,22 @@ const overrun = (n: number): Overrun => ({
 })
 
 let limits: SpendingLimit[]
+/** What `GET /api/agents` lists (none unless a test says: every key then reads as it is). */
+let agents: { slug: string; name: string; label: string | null }[] = []
+
+/** What `GET /api/limits/choices` offers per scope. */
+const CHOICES: Record<string, LimitChoice[]> = {
+  agent: [
+    { value: 'demo.support', label: 'Support desk', source: 'discovered' },
+    { value: 'config:pirate', label: 'Pirate helper', source: 'configured' },
+  ],
+  preset: [{ value: 'fast', label: 'Fast and cheap', source: 'registry' }],
+  tenant: [
+    { value: 'firm:7', label: 'firm:7', source: 'ledger' },
+    { value: 'firm:8', label: 'firm:8', source: 'ledger' },
+  ],
+  user: [],
+}
 let calls: { method: string; path: string; query: URLSearchParams; body?: Record<string, unknown> }[]
 
 const invalid = (location: string, message: string) =>
@@ -69,6 +85,7 @@ beforeEach(() => {
   resetResources()
   calls = []
   missingRates = []
+  agents = []
   limits = []
   limits = [
     stored({ scope: 'tenant', scope_id: 'firm:7', period: 'calendar_month', amount: '25', consumed: '20.5', headroom: '4.5', timezone: 'Europe/Paris', window_start: '2026-04-30T22:00:00Z', window_end: '2026-05-31T22:00:00Z' }),
@@ -82,6 +99,11 @@ beforeEach(() => {
       const body = init?.body ? (JSON.parse(init.body as string) as Record<string, unknown>) : undefined
       calls.push({ method, path, query, body })
       if (path === '/api/spend') return Response.json(report(query))
+      if (path === '/api/agents') return Response.json({ agents, problems: [], targets: [], project_root: '/p' })
+      if (path === '/api/limits/choices') {
+        const scope = query.get('scope') ?? ''
+        return Response.json({ scope, choices: CHOICES[scope] ?? [], truncated: false })
+      }
       if (path === '/api/limits/overruns') {
         const page = Number(query.get('page') ?? '1')
         const all = Array.from({ length: 120 }, (_, i) => overrun(i + 1))
@@ -207,7 +229,8 @@ describe('Spend', () => {
     await userEvent.click(screen.getByRole('button', { name: 'New limit' }))
     const form = screen.getByRole('form', { name: 'New limit' })
     await userEvent.selectOptions(within(form).getByLabelText(/^Scope/), 'agent')
-    await userEvent.type(within(form).getByLabelText(/^Applies to/), 'demo.support')
+    await waitFor(() => expect(within(form).getByRole('option', { name: 'Support desk' })).toBeInTheDocument())
+    await userEvent.selectOptions(within(form).getByLabelText(/^Applies to/), 'demo.support')
     await userEvent.type(within(form).getByLabelText(/^Amount/), '0')
     await userEvent.click(within(form).getByRole('button', { name: 'Create' }))
     expect(within(form).getByLabelText(/^Amount/)).toHaveAccessibleDescription('Must be more than 0.')
@@ -268,5 +291,90 @@ describe('Spend', () => {
     const asked = calls.filter((call) => call.path === '/api/limits/overruns').at(-1)!.query
     expect(asked.toString()).toBe('limit=l1&page=3')
     expect(screen.getByTestId('where')).toHaveTextContent('?tab=overruns&limit=l1&page=3')
+  })
+
+  it('names agents in the legend, the tooltip and the table as the rest of the dashboard does, the slug in a tooltip', async () => {
+    agents = [
+      { slug: 'demo.support', name: 'support_agent', label: 'Support desk' },
+      { slug: 'demo.triage', name: 'triage_agent', label: null },
+    ]
+    renderAt('/spend?by=agent')
+    const chart = await screen.findByTestId('spend-chart')
+    const legend = within(chart).getByTestId('spend-legend')
+    await waitFor(() => expect(legend).toHaveTextContent('Support desk$0.0127'))
+    expect(legend).toHaveTextContent('triage_agentunpriced')
+    expect(legend).not.toHaveTextContent('demo.support')
+    expect(within(legend).getByText('Support desk')).toHaveAttribute('title', 'demo.support')
+    expect(within(legend).getByText('triage_agent')).toHaveAttribute('title', 'demo.triage')
+
+    fireEvent.mouseEnter(within(chart).getAllByTestId('spend-bar').at(-1)!)
+    const tip = within(chart).getByTestId('spend-tooltip')
+    expect(tip).toHaveTextContent('triage_agentunpriced')
+    expect(within(tip).getByText('Support desk')).toHaveAttribute('title', 'demo.support')
+
+    const table = screen.getByRole('table', { name: 'Spend by agent' })
+    const support = within(table).getAllByTestId('spend-row')[0]!
+    expect(within(support).getByText('Support desk')).toHaveAttribute('title', 'demo.support')
+
+    // Stacked by model, the keys are models: shown as they are.
+    await userEvent.click(within(screen.getByRole('radiogroup', { name: 'Stack by' })).getByRole('radio', { name: 'Model' }))
+    await waitFor(() => expect(screen.getByTestId('spend-legend')).toHaveTextContent('openai:gpt-5'))
+    expect(within(screen.getByTestId('spend-legend')).getByText('openai:gpt-5')).not.toHaveAttribute('title')
+  })
+
+  it('picks what a limit applies to from the known agents and presets, and suggests tenants seen in calls', async () => {
+    renderAt('/spend?tab=limits')
+    await screen.findByTestId('limit-row')
+    await userEvent.click(screen.getByRole('button', { name: 'New limit' }))
+    const form = screen.getByRole('form', { name: 'New limit' })
+    const appliesTo = () => within(form).getByLabelText(/^Applies to/)
+
+    // An agent: a list of the known ones by name, never free text.
+    await waitFor(() => expect(within(appliesTo()).getByRole('option', { name: 'Pirate helper' })).toBeInTheDocument())
+    expect(appliesTo().tagName).toBe('SELECT')
+    expect(within(form).queryByRole('textbox', { name: /^Applies to/ })).not.toBeInTheDocument()
+    expect(within(appliesTo()).getAllByRole('option').map((option) => option.textContent)).toEqual(['Choose an agent', 'Support desk', 'Pirate helper'])
+    expect(within(appliesTo()).getByRole('option', { name: 'Pirate helper' })).toHaveAttribute('value', 'config:pirate')
+    await userEvent.selectOptions(appliesTo(), 'Pirate helper')
+    expect(appliesTo()).toHaveValue('config:pirate')
+
+    // Another scope: what was picked no longer applies.
+    await userEvent.selectOptions(within(form).getByLabelText(/^Scope/), 'preset')
+    await waitFor(() => expect(within(appliesTo()).getByRole('option', { name: 'Fast and cheap' })).toBeInTheDocument())
+    expect(appliesTo()).toHaveValue('')
+    await userEvent.type(within(form).getByLabelText(/^Amount/), '3')
+    await userEvent.click(within(form).getByRole('button', { name: 'Create' }))
+    expect(appliesTo()).toHaveAccessibleDescription('Required.')
+
+    // A tenant: the ones seen in calls are suggested, a new one may be typed.
+    await userEvent.selectOptions(within(form).getByLabelText(/^Scope/), 'tenant')
+    expect(appliesTo().tagName).toBe('INPUT')
+    const seen = within(form).getByTestId('applies-to-seen')
+    await waitFor(() => expect([...seen.querySelectorAll('option')].map((option) => option.value)).toEqual(['firm:7', 'firm:8']))
+    expect(appliesTo()).toHaveAttribute('list', seen.id)
+    await userEvent.type(appliesTo(), 'firm:9')
+    await userEvent.click(within(form).getByRole('button', { name: 'Create' }))
+    await waitFor(() => expect(screen.queryByRole('form', { name: 'New limit' })).not.toBeInTheDocument())
+    expect(calls.filter((call) => call.method === 'POST').at(-1)!.body).toMatchObject({ scope: 'tenant', scope_id: 'firm:9', amount: '3' })
+    // Each scope's choices are asked for once it is picked (and again once a limit changed).
+    expect(calls.filter((call) => call.path === '/api/limits/choices').map((call) => call.query.get('scope')).slice(0, 3)).toEqual(['agent', 'preset', 'tenant'])
+  })
+
+  it('shows the most one call may reserve under each limit, the agent by name', async () => {
+    agents = [{ slug: 'demo.support', name: 'support_agent', label: 'Support desk' }]
+    limits = [
+      stored({ scope: 'agent', scope_id: 'demo.support', period: 'calendar_day', amount: '5', worst_call: { amount: '0.02', currency: 'USD', output_tokens: 2000, model: 'synapse:synapse-demo', agent: 'demo.support' } }),
+      stored({ scope: 'preset', scope_id: 'fast', period: 'calendar_day', amount: '5', worst_call: { amount: null, currency: 'USD', output_tokens: 4096, model: 'demo', agent: null } }),
+      stored({ scope: 'agent', scope_id: 'named-in-my-app', period: 'calendar_day', amount: '5', worst_call: null }),
+    ]
+    renderAt('/spend?tab=limits')
+    await waitFor(() => expect(screen.getAllByTestId('limit-row')).toHaveLength(3))
+    const [support, preset, other] = screen.getAllByTestId('limit-row')
+    await waitFor(() => expect(within(support!).getByTestId('limit-agent')).toHaveTextContent('Support desk'))
+    expect(within(support!).getByTestId('limit-agent')).toHaveAttribute('title', 'demo.support')
+    expect(within(support!).getByTestId('limit-worst')).toHaveTextContent('One call reserves up to $0.02 + input (2,000 output tokens of synapse:synapse-demo, Support desk)')
+    expect(within(preset!).getByTestId('limit-worst')).toHaveTextContent("One call's price is unknown: not held to this limit (4,096 output tokens of demo)")
+    expect(within(other!).queryByTestId('limit-worst')).not.toBeInTheDocument()
+    expect(other).toHaveTextContent('agent named-in-my-app')
   })
 })

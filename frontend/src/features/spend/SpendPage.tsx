@@ -6,6 +6,7 @@ import { useSearchParams } from 'react-router'
 import { SPEND_GROUPS, SPEND_STACKS } from '@/lib/api/spend'
 import { EmptyState, PageHeader } from '@/components/common/States'
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs'
+import { useAgentNames } from './agentNames'
 import { LimitsPanel } from './LimitsPanel'
 import { Loading } from './Loading'
 import { OverrunsPanel } from './OverrunsPanel'
@@ -29,6 +30,7 @@ function MissingRates({ currencies, reference }: { currencies: string[]; referen
 
 function SpendTab({ state, onChange }: { state: SpendState; onChange: (change: Partial<SpendState>) => void }) {
   const report = useSpendReport(spendQuery(state))
+  const nameOf = useAgentNames()
   const data = report.data
   return (
     <div className="space-y-4">
@@ -40,11 +42,11 @@ function SpendTab({ state, onChange }: { state: SpendState; onChange: (change: P
         <div className={report.loading ? 'space-y-4 opacity-60' : 'space-y-4'}>
           <section className="space-y-3 rounded-lg border p-4" aria-label="Cost per day">
             <Segmented name="Stack by" options={SPEND_STACKS} value={state.stack} onChange={(stack) => onChange({ stack })} />
-            <SpendChart series={data.series} from={state.from} to={state.to} currency={data.currency} stack={state.stack} />
+            <SpendChart series={data.series} from={state.from} to={state.to} currency={data.currency} stack={state.stack} nameOf={state.stack === 'agent' ? nameOf : undefined} />
           </section>
           <section className="space-y-2" aria-label="Spend table">
             <Segmented name="Group by" options={SPEND_GROUPS} value={state.by} onChange={(by) => onChange({ by })} />
-            <SpendTable by={data.by} rows={data.rows} totals={data.totals} currency={data.currency} />
+            <SpendTable by={data.by} rows={data.rows} totals={data.totals} currency={data.currency} nameOf={data.by === 'agent' ? nameOf : undefined} />
           </section>
         </div>
       )}

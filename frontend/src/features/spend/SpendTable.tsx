@@ -36,11 +36,14 @@ export function SpendTable({
   rows,
   totals,
   currency,
+  nameOf = (key) => key,
 }: {
   by: SpendGroup
   rows: SpendRow[]
   totals: SpendFigures
   currency: string
+  /** What to call a row's key (grouped by agent: the agent's name, the slug in a tooltip). */
+  nameOf?: (key: string) => string
 }) {
   return (
     // Stacked below `lg` (styles/index.css): each row a card, each figure a labelled line.
@@ -61,7 +64,11 @@ export function SpendTable({
           return (
             <TableRow key={key} data-testid="spend-row" data-key={key}>
               <TableCell className="max-w-0 truncate max-lg:font-medium" data-label={capitalised(by)}>
-                {key ? <span>{key}</span> : <span className="text-muted-foreground">(none)</span>}
+                {key ? (
+                  <span title={nameOf(key) === key ? undefined : key}>{nameOf(key)}</span>
+                ) : (
+                  <span className="text-muted-foreground">(none)</span>
+                )}
               </TableCell>
               <Figures figures={row} currency={currency} />
             </TableRow>

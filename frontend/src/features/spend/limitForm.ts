@@ -7,10 +7,10 @@ import { messageOf } from '@/components/common/States'
 import { compareDecimals, isDecimal, toNumber } from './money'
 
 export const SCOPE_HINT: Record<LimitScope, string> = {
-  tenant: 'type:id, e.g. firm:7',
-  user: 'type:id, e.g. user:42',
-  agent: "The agent's slug",
-  preset: "The preset's key",
+  tenant: 'One seen in calls, or a new type:id, e.g. firm:7',
+  user: 'One seen in calls, or a new type:id, e.g. user:42',
+  agent: 'A discovered or configured agent',
+  preset: 'A registry preset',
 }
 
 export const PERIOD_LABEL: Record<LimitPeriod, string> = {

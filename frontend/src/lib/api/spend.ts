@@ -76,8 +76,34 @@ export interface SpendingLimit {
   headroom: Decimal
   window_start: string
   window_end: string
+  /** The most one call's output may reserve under it (plus its input); null: it covers no model Synapse knows. */
+  worst_call?: WorstCall | null
   created_at: string
   updated_at: string
+}
+
+/** The dearest output of one call a limit covers (docs/accounting.md, "The worst case a limit shows"). */
+export interface WorstCall {
+  /** In the limit's currency; null when the model has no known price. */
+  amount: Decimal | null
+  currency: string
+  output_tokens: number
+  model: string
+  /** The agent whose model it is; null for a preset limit. */
+  agent: string | null
+}
+
+/** A name a limit may apply to: `value` is sent, `label` shown. */
+export interface LimitChoice {
+  value: string
+  label: string
+  source: string
+}
+
+export interface LimitChoicesResponse {
+  scope: LimitScope
+  choices: LimitChoice[]
+  truncated: boolean
 }
 
 export interface LimitsResponse {
@@ -136,5 +162,7 @@ export const spendApi = {
     request<unknown>(`/api/limits/${enc(id)}`, { method: 'DELETE' }).catch((error: unknown) => {
       if (!(error instanceof SyntaxError)) throw error
     }),
+  /** What a limit of `scope` may apply to: known agents and presets, tenants and users seen in the ledger. */
+  choices: (scope: LimitScope) => request<LimitChoicesResponse>(`/api/limits/choices?scope=${enc(scope)}`),
   overruns: (query: URLSearchParams) => request<OverrunsResponse>(withQuery('/api/limits/overruns', query)),
 }
