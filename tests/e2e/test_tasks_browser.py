@@ -156,7 +156,9 @@ def test_create_run_follow_the_log_pause_resume_delete(page: Page, server: Any) 
 
     watch = card(page, 'Order watch')
     expect(watch.get_by_test_id('standing-state')).to_have_text('Enabled')
-    expect(watch.get_by_test_id('standing-agent')).to_have_text(AGENT)
+    # The agent by the name the rest of the dashboard gives it; its slug a hover away.
+    expect(watch.get_by_test_id('standing-agent')).to_have_text('support_agent')
+    expect(watch.get_by_test_id('agent-name')).to_have_attribute('data-slug', AGENT)
     expect(watch.get_by_test_id('standing-trigger')).to_have_text(
         [WORDS, 'On order.created, order.paid (debounce 30 s)']
     )

@@ -7,6 +7,7 @@ import { Link } from 'react-router'
 import { LongText } from '@/components/common/LongText'
 import { ErrorState, messageOf } from '@/components/common/States'
 import { JsonView } from '@/components/json/JsonView'
+import { OutputText } from '@/components/markdown/OutputText'
 import { Button, buttonVariants } from '@/components/ui/button'
 import { Collapsible } from '@/components/ui/collapsible'
 import { Skeleton } from '@/components/ui/skeleton'
@@ -17,6 +18,7 @@ import { tasksApi, type TaskDetail, type TaskLogEntry } from './api'
 import { formatAt, isLive, logLabel, runCost, runDuration, triggerText } from './format'
 import { formatRelative } from '@/lib/format'
 import { useNow, usePolling, useTask } from './queries'
+import { ActorChip, AgentName } from './Names'
 import { TaskBadge } from './RunLine'
 
 const LOG_ICON: Record<string, ReactNode> = {
@@ -83,9 +85,7 @@ function Output({ value }: { value: unknown }) {
     <section aria-label="Output" className="space-y-1.5">
       <h3 className="text-xs font-medium text-muted-foreground">Output</h3>
       {typeof value === 'string' ? (
-        <p className="whitespace-pre-wrap break-words rounded-md border bg-muted/40 px-3 py-2 text-[13px]" data-testid="task-output">
-          <LongText text={value} />
-        </p>
+        <OutputText text={value} testId="task-output" />
       ) : (
         <JsonView value={value} />
       )}
@@ -114,7 +114,9 @@ function Detail({ task, now }: { task: TaskDetail; now: number }) {
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div className="flex min-w-0 flex-wrap items-center gap-2">
           <TaskBadge task={task} />
-          <h2 className="min-w-0 truncate font-mono text-sm">{task.agent}</h2>
+          <h2 className="flex min-w-0 text-sm font-medium">
+            <AgentName slug={task.agent} />
+          </h2>
         </div>
         <div className="flex flex-wrap gap-2">
           {task.conversation_id && (
@@ -137,6 +139,9 @@ function Detail({ task, now }: { task: TaskDetail; now: number }) {
       <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3">
         <Fact label="Trigger" testId="task-trigger">
           {triggerText(task)}
+        </Fact>
+        <Fact label="Actor">
+          <ActorChip task={task} />
         </Fact>
         <Fact label="Queued">
           <Moment iso={task.queued_at} now={now} />

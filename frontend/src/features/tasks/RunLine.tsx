@@ -6,6 +6,7 @@ import { formatAt, isLive, runCost, runDuration, runWhen, taskBadge, triggerText
 import { formatRelative } from '@/lib/format'
 import type { TaskSummary } from './api'
 import { Badge } from '@/components/ui/badge'
+import { AgentName } from './Names'
 
 export function TaskBadge({ task }: { task: Pick<TaskSummary, 'status' | 'cancel_requested'> }) {
   const { label, variant } = taskBadge(task)
@@ -40,7 +41,7 @@ export function RunLine({ task, now, showAgent = false }: { task: TaskSummary; n
         aria-label={`Run ${task.id} of ${task.agent}, ${task.status}`}
       >
         <TaskBadge task={task} />
-        {showAgent && <span className="min-w-0 max-w-full truncate font-mono text-[11px] text-foreground/85">{task.agent}</span>}
+        {showAgent && <AgentName slug={task.agent} className="max-w-full text-foreground/85" />}
         <span className="truncate">{triggerText(task)}</span>
         <span className={task.cost === null && !isLive(task.status) ? 'italic' : undefined} data-testid="run-cost">
           {runCost(task)}

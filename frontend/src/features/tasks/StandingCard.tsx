@@ -8,6 +8,7 @@ import { Button } from '@/components/ui/button'
 import { invalidate } from '@/lib/resource'
 import { tasksApi, type StandingAgent } from './api'
 import { formatAt, formatWhen, triggersText } from './format'
+import { AgentName } from './Names'
 import { RunLine } from './RunLine'
 
 function NextRun({ standing, now }: { standing: StandingAgent; now: number }) {
@@ -64,8 +65,8 @@ export function StandingCard({
               {standing.enabled ? 'Enabled' : 'Paused'}
             </Badge>
           </div>
-          <p className="truncate font-mono text-xs text-muted-foreground" data-testid="standing-agent">
-            {standing.agent}
+          <p className="flex min-w-0 text-xs text-muted-foreground" data-testid="standing-agent">
+            <AgentName slug={standing.agent} />
           </p>
         </div>
         <div className="flex flex-wrap gap-1">

@@ -3,6 +3,7 @@
 // result. A model call: its debug log (ModelCallPanel).
 import { MessageSquare } from '@/components/icons'
 import { Link } from 'react-router'
+import { OutputText } from '@/components/markdown/OutputText'
 import { buttonVariants } from '@/components/ui/button'
 import { conversationPath } from '@/features/conversations/paths'
 import { formatDuration, formatInt } from '@/lib/format'
@@ -10,7 +11,7 @@ import type { TraceNode } from './api'
 import { ErrorText, Fact, IdFact, OriginBadge, Section, StatusBadge } from './Facts'
 import { costText, formatMoment, kindLabel, offsetText, tokensText } from './format'
 import { ModelCallPanel } from './ModelCallPanel'
-import { Value } from './Messages'
+import { parsedJson, Value } from './Messages'
 import { KIND_ICON } from './TraceTimeline'
 
 function RunDetail({ run }: { run: TraceNode }) {
@@ -50,7 +51,7 @@ function RunDetail({ run }: { run: TraceNode }) {
       )}
       {run.output !== null && run.output !== undefined && (
         <Section title="Output" testId="run-output">
-          <Value value={run.output} />
+          {typeof run.output === 'string' && typeof parsedJson(run.output) === 'string' ? <OutputText text={run.output} testId="run-output-text" /> : <Value value={run.output} />}
         </Section>
       )}
     </div>
