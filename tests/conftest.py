@@ -2,7 +2,8 @@
 
 `--db sqlite` (default), `--db postgresql` or `--db all` choose the databases the
 `store`-based tests run on. PostgreSQL comes from SYNAPSE_TEST_POSTGRES_URL
-(default postgresql://postgres@127.0.0.1:5432/test); each test run gets its own database.
+(default postgresql://postgres@127.0.0.1:5432/test); each test run (each xdist worker) gets its
+own database. The database fixtures live in `fixtures/databases.py`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -22,23 +22,21 @@ import httpx
 import pydantic_ai.models
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL
 from fixtures.projects import isolated_imports
 from synapse_agents.discovery import Catalog
 from synapse_agents.redaction import forget_all
 from synapse_agents.settings import LoadedSettings, load_settings
-from synapse_agents.store import Store, upgrade
-from synapse_agents.store.schema import Base
+from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext, create_app
 from synapse_agents.web.server import DEMO_TARGET
+
+pytest_plugins = ['fixtures.databases']
 
 # No test may reach a real provider; FunctionModel, TestModel and the demo model still work.
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 
-DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test'
 PROVIDER_KEYS = (
     'OPENAI_API_KEY',
     'ANTHROPIC_API_KEY',
@@ -110,78 +108,6 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv('SYNAPSE_HOME', str(tmp_path / 'home'))
     forget_all()  # secrets an earlier test's settings or keys taught this process
     return project
-
-
-# -- databases ----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope='session')
-def postgres_server_url() -> str:
-    return os.environ.get('SYNAPSE_TEST_POSTGRES_URL', DEFAULT_POSTGRES_URL)
-
-
-@contextmanager
-def _fresh_database(server_url: str) -> Iterator[str]:
-    url = make_url(server_url.replace('postgresql://', 'postgresql+psycopg://', 1))
-    name = f'synapse_test_{uuid.uuid4().hex[:10]}'
-    admin = create_engine(url, isolation_level='AUTOCOMMIT')
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE {name}'))
-    except Exception as exc:  # pragma: no cover - only without a server
-        pytest.fail(f'PostgreSQL tests need a server at {server_url}: {exc}')
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS {name} WITH (FORCE)'))
-        admin.dispose()
-
-
-@pytest.fixture(scope='session')
-def postgres_database(postgres_server_url: str) -> Iterator[str]:
-    """A PostgreSQL database for this test session (migrated by the store tests), dropped at the end."""
-    with _fresh_database(postgres_server_url) as url:
-        yield url
-
-
-@pytest.fixture
-def empty_postgres_database(postgres_server_url: str) -> Iterator[str]:
-    """A PostgreSQL database of this test's own, with nothing in it."""
-    with _fresh_database(postgres_server_url) as url:
-        yield url
-
-
-@pytest.fixture(scope='session')
-def migrated_postgres(request: pytest.FixtureRequest) -> str:
-    url: str = request.getfixturevalue('postgres_database')
-    store = Store.open(url, Path('/nonexistent'))
-    upgrade(store.engine)
-    store.close()
-    return url
-
-
-@pytest.fixture
-def database_url(dialect: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
-    """An empty, migrated database of the given dialect."""
-    if dialect == 'sqlite':
-        return f'sqlite:///{tmp_path / "home" / "synapse.db"}'
-    url: str = request.getfixturevalue('migrated_postgres')
-    engine = create_engine(url)
-    with engine.begin() as connection:
-        tables = ', '.join(table.name for table in Base.metadata.sorted_tables)
-        connection.execute(text(f'TRUNCATE {tables}'))
-    engine.dispose()
-    return url
-
-
-@pytest.fixture
-def store(database_url: str, tmp_path: Path) -> Iterator[Store]:
-    """A migrated store on each selected database, with attachments under the test's home."""
-    store = Store.open(database_url, tmp_path / 'home' / 'attachments')
-    upgrade(store.engine)
-    yield store
-    store.close()
 
 
 # -- apps ---------------------------------------------------------------------------------
