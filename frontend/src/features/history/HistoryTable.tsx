@@ -23,12 +23,15 @@ function Status({ status }: { status: ConversationRow['status'] }) {
   )
 }
 
-// Below `lg` each row is a card, the same cells laid out in three lines: title (and snippet) with
-// its menu; agent, status, origin and scope; tokens, cost and date. The row's ::before and ::after
-// break the lines; `order` places the cells.
+// From `lg` up the message cell takes the width the other columns leave (they are as wide as
+// their content): its title on one line, then the agent, origin and scope, which wrap rather than
+// being cut. Below `lg` each row is a card, the same cells laid out in three lines: the message
+// cell with its menu; the status; tokens, cost and date. The row's ::before and ::after break the
+// lines; `order` places the cells.
 const CARD_ROW =
   'max-lg:flex max-lg:flex-wrap max-lg:items-center max-lg:gap-x-3 max-lg:[row-gap:--spacing(1)] max-lg:px-3 max-lg:py-2.5 max-lg:before:order-3 max-lg:before:basis-full max-lg:after:order-7 max-lg:after:basis-full'
 const CARD_CELL = 'max-lg:p-0'
+const FIT = 'w-px whitespace-nowrap'
 
 const INDENT_REM = 1.25
 const MAX_INDENT = 4
@@ -47,6 +50,20 @@ function Title({ entry, path }: { entry: HistoryEntry; path: string }) {
           className="mt-0.5 line-clamp-2 break-words text-xs text-muted-foreground"
         />
       )}
+      <About row={row} />
+    </div>
+  )
+}
+
+/** The agent, origin and scope under the title; the scope wraps, whole, however long. */
+function About({ row }: { row: HistoryRow }) {
+  return (
+    <div className="mt-1 flex min-w-0 flex-wrap items-center gap-x-2 gap-y-0.5">
+      <span className="min-w-0 max-w-full truncate text-xs text-muted-foreground" title={row.agent_name} data-testid="history-agent">
+        {row.agent_name}
+      </span>
+      <OriginBadge origin={row.origin} />
+      <ScopeLine scoped={row} className="min-w-0 max-w-full whitespace-normal! wrap-anywhere" />
     </div>
   )
 }
@@ -79,13 +96,11 @@ export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
     <Table aria-label="Conversations" className="relative max-lg:block">
       <TableHeader className="max-lg:hidden">
         <TableRow className="hover:bg-transparent">
-          <TableHead className="w-44">Agent</TableHead>
-          <TableHead>Message</TableHead>
-          <TableHead className="w-44">Origin &amp; scope</TableHead>
-          <TableHead className="w-24">Status</TableHead>
-          <TableHead className="w-20 text-right">Tokens</TableHead>
-          <TableHead className="w-24 text-right">Cost</TableHead>
-          <TableHead className="w-44">Date &amp; time</TableHead>
+          <TableHead>Message, agent &amp; scope</TableHead>
+          <TableHead className={FIT}>Status</TableHead>
+          <TableHead className={cn(FIT, 'text-right')}>Tokens</TableHead>
+          <TableHead className={cn(FIT, 'text-right')}>Cost</TableHead>
+          <TableHead className={FIT}>Date &amp; time</TableHead>
           <TableHead className="w-10">
             <span className="sr-only">Actions</span>
           </TableHead>
@@ -104,23 +119,14 @@ export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
               data-depth={entry.depth}
               data-fork={row.forked_from_id ? 'true' : undefined}
             >
-              <TableCell className={cn('max-w-44 truncate text-[13px] text-muted-foreground max-lg:order-4 max-lg:max-w-full', CARD_CELL)} data-testid="history-agent">
-                {row.agent_name}
-              </TableCell>
               <TableCell className={cn('max-w-0 max-lg:order-1 max-lg:min-w-0 max-lg:max-w-none max-lg:flex-1', CARD_CELL)}>
                 <Title entry={entry} path={path} />
               </TableCell>
-              <TableCell className={cn('max-w-44 max-lg:order-6 max-lg:min-w-0 max-lg:max-w-full', CARD_CELL)}>
-                <div className="flex min-w-0 flex-col items-start gap-0.5 max-lg:flex-row max-lg:flex-wrap max-lg:items-center max-lg:gap-x-2">
-                  <OriginBadge origin={row.origin} />
-                  <ScopeLine scoped={row} className="max-w-full" />
-                </div>
-              </TableCell>
-              <TableCell className={cn('max-lg:order-5', CARD_CELL)}>
+              <TableCell className={cn('max-lg:order-5 lg:whitespace-nowrap', CARD_CELL)}>
                 <Status status={row.status} />
               </TableCell>
               <TableCell
-                className={cn('text-right font-mono text-xs max-lg:order-8', CARD_CELL)}
+                className={cn('text-right font-mono text-xs max-lg:order-8 lg:whitespace-nowrap', CARD_CELL)}
                 title={`${formatInt(row.input_tokens)} in · ${formatInt(row.output_tokens)} out`}
                 data-testid="history-tokens"
               >
@@ -128,13 +134,13 @@ export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
                 <span className="text-muted-foreground lg:hidden"> tokens</span>
               </TableCell>
               <TableCell
-                className={cn('text-right font-mono text-xs max-lg:order-9', row.cost === null && 'text-warning', CARD_CELL)}
+                className={cn('text-right font-mono text-xs max-lg:order-9 lg:whitespace-nowrap', row.cost === null && 'text-warning', CARD_CELL)}
                 title={row.cost === null ? 'No price is known for these calls' : formatMoney(row.cost, 'USD', { exact: true })}
                 data-testid="history-cost"
               >
                 {formatMoney(row.cost)}
               </TableCell>
-              <TableCell className={cn('font-mono text-xs text-muted-foreground max-lg:order-10', CARD_CELL)} data-testid="history-date">
+              <TableCell className={cn('font-mono text-xs text-muted-foreground max-lg:order-10 lg:whitespace-nowrap', CARD_CELL)} data-testid="history-date">
                 {formatDateTime(row.created_at)}
               </TableCell>
               <TableCell className={cn('max-lg:order-2 max-lg:self-start', CARD_CELL)} onClick={(event) => event.stopPropagation()}>
