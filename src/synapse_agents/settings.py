@@ -463,7 +463,8 @@ def find_project_root(start: Path | None = None) -> tuple[Path, Path | None]:
     return start, None
 
 
-def _read_pyproject_table(pyproject: Path | None) -> dict[str, Any]:
+def read_pyproject_table(pyproject: Path | None) -> dict[str, Any]:
+    """`[tool.synapse]` of `pyproject` (empty without one); `SettingsError` when unreadable or unknown."""
     if pyproject is None:
         return {}
     try:
@@ -514,7 +515,7 @@ def load_settings(
     """
     root, pyproject = find_project_root(cwd)
     cli = {k: v for k, v in (overrides or {}).items() if v is not None}
-    table = _read_pyproject_table(pyproject)
+    table = read_pyproject_table(pyproject)
 
     dotenv_files: list[Path] = []
     dotenv_loaded: dict[str, str] = {}
@@ -529,7 +530,7 @@ def load_settings(
     try:
         settings = Settings(**{**table, **from_env, **cli})
     except ValueError as exc:
-        raise SettingsError(_describe_validation_error(exc, table, cli)) from exc
+        raise SettingsError(describe_validation_error(exc, table, cli)) from exc
 
     # Relative paths mean "in the project", wherever synapse was started from.
     settings.home = _resolve(settings.home, root)
@@ -565,7 +566,7 @@ def _resolve(path: Path, root: Path) -> Path:
     return path if path.is_absolute() else (root / path).resolve()
 
 
-def _describe_validation_error(exc: ValueError, table: dict[str, Any], cli: dict[str, Any]) -> str:
+def describe_validation_error(exc: ValueError, table: dict[str, Any], cli: dict[str, Any]) -> str:
     """One line naming the first bad setting and where its value came from."""
     from pydantic import ValidationError
 

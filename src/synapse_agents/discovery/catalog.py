@@ -112,7 +112,8 @@ class Catalog:
 
     `deps` maps agent targets (or slugs) to deps factories (the `deps` setting, `[tool.synapse.deps]`).
     With `pyproject` (the file `deps` was read from), the table is read again whenever that file
-    changes and replaces `deps` from the next scan on."""
+    changes and replaces `deps` from the next scan on. `refresh_settings` is called before each
+    scan (`settings_reload.SettingsReloader.refresh`: the live settings of a changed pyproject.toml)."""
 
     def __init__(
         self,
@@ -122,11 +123,13 @@ class Catalog:
         env_files: Sequence[Path] = (),
         deps: Mapping[str, str] | None = None,
         pyproject: Path | None = None,
+        refresh_settings: Callable[[], object] | None = None,
     ) -> None:
         self.project_root = Path(project_root).resolve()
         self._deps = dict(deps or {})
         self._pyproject = PyprojectDeps.watching(pyproject, self._deps) if pyproject is not None else None
         self._hook = SetupHook(self.project_root)
+        self._refresh_settings = refresh_settings
         self._targets = [target for target in targets if target.strip()]
         self._lock = threading.Lock()
         self._tracker = ReloadTracker()
@@ -146,6 +149,8 @@ class Catalog:
 
     def scan(self) -> CatalogSnapshot:
         """The current agents: re-imports only changed files; cheap when nothing changed."""
+        if self._refresh_settings is not None:
+            self._refresh_settings()
         with self._lock:
             if self._snapshot is None or self._changed():
                 self._snapshot = self._rebuild()
@@ -160,6 +165,8 @@ class Catalog:
         so this never returns a stale snapshot; it exists so that a request can skip the thread hop
         `scan()` costs when nothing changed (which is almost always).
         """
+        if self._refresh_settings is not None:
+            self._refresh_settings()
         snapshot = self._snapshot
         if snapshot is None or self._lock.locked() or len(self._watch) > INLINE_CHECK_LIMIT:
             return None

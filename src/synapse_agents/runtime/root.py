@@ -27,6 +27,7 @@ import pluggy
 from ..plugins.manager import default_manager, plugin_jobs, plugin_tables
 from ..redaction import remember_settings
 from ..settings import LoadedSettings, Settings
+from ..settings_reload import SettingsReloader
 from ..store import Store
 from .jobs import JobRunner
 
@@ -59,6 +60,8 @@ class SynapseRuntime:
     """The chat service once `chat_service()` made it; closed (and forgotten) by `stop()`."""
     areas: dict[str, Any] = field(default_factory=dict, repr=False)
     """The feature areas' own state, made on first use (`area`), such as the task dispatcher."""
+    reloader: SettingsReloader | None = field(default=None, repr=False)
+    """Follows `pyproject.toml` for the settings that apply without a restart."""
     _registered: list[str] = field(default_factory=list, repr=False)
     _starts: int = field(default=0, repr=False)
 
@@ -87,6 +90,7 @@ class SynapseRuntime:
             store = open_store(settings, auto_upgrade=True)
         else:
             store = Store.open(settings.resolved_database_url, settings.attachments_dir)
+        reloader = SettingsReloader(loaded)
         targets = list(settings.agents)
         if demo and DEMO_TARGET not in targets:
             targets.append(DEMO_TARGET)
@@ -100,6 +104,7 @@ class SynapseRuntime:
                 env_files=env_files(loaded),
                 deps=settings.deps,
                 pyproject=deps_file(loaded),
+                refresh_settings=reloader.refresh,
             )
         return cls(
             loaded=loaded,
@@ -108,10 +113,18 @@ class SynapseRuntime:
             catalog=catalog,
             plugins=plugins or default_manager(),
             maintenance=maintenance,
+            reloader=reloader,
         )
 
     @property
     def settings(self) -> Settings:
+        return self.loaded.settings
+
+    def refresh_settings(self) -> Settings:
+        """The settings, with the live ones re-read first if `pyproject.toml` changed
+        (`settings_reload.py`): every request calls it, so an edit applies on the next one."""
+        if self.reloader is not None:
+            self.reloader.refresh()
         return self.loaded.settings
 
     def chat_service(self) -> ChatService:

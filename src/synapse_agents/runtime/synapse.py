@@ -241,13 +241,16 @@ class Synapse:
     def placer(self, name: str) -> Callable[..., Fired | None]:
         """A signal receiver that asks the placer `name` (the `placers` setting) what an app object
         fires, and fires it: `post_save.connect(syn.placer('file_uploaded'), sender=File)`."""
-        from ..tasks.placers import load_placer, placement_of
+        from ..tasks.placers import LivePlacer, placement_of
 
-        placers = (self._runtime.settings if self._runtime is not None else self._settings_now()).placers
-        function = load_placer(name, placers)
+        def placers() -> dict[str, str]:
+            runtime = self._runtime
+            return (runtime.refresh_settings() if runtime is not None else self._settings_now()).placers
+
+        placer = LivePlacer(name, placers)
 
         def receive(*args: Any, **kwargs: Any) -> Fired | None:
-            placement = placement_of(function(*args, **kwargs), name)
+            placement = placement_of(placer.current()(*args, **kwargs), name)
             if placement is None:
                 return None
             return self.fire_sync(

@@ -65,6 +65,29 @@ def load_placer(name: str, placers: Mapping[str, str]) -> Callable[..., Any]:
     return placer
 
 
+class LivePlacer:
+    """The placer the setting names `name`, loaded again when the setting names another callable.
+
+    `placers` returns the setting as it is now (it follows `pyproject.toml`: `settings_reload.py`),
+    so a placer edited in `[tool.synapse] placers` applies from the next signal on. Loaded once
+    here, so that a name that is not configured fails where the receiver is connected."""
+
+    def __init__(self, name: str, placers: Callable[[], Mapping[str, str]]) -> None:
+        self.name = name
+        self._placers = placers
+        self._spec = placers().get(name)
+        self._function = load_placer(name, placers())
+
+    def current(self) -> Callable[..., Any]:
+        """The placer to call now; `PlacerError` when the setting no longer names a usable one."""
+        placers = self._placers()
+        spec = placers.get(self.name)
+        if spec != self._spec:
+            self._function = load_placer(self.name, placers)
+            self._spec = spec
+        return self._function
+
+
 def placement_of(answer: Any, name: str) -> Placement | None:
     """A placer's answer as a `Placement` (None: nothing fires); `PlacerError` for anything else."""
     if answer is None:

@@ -17,4 +17,5 @@ async def get_context(request: Request) -> SynapseContext:
     every request for what is an attribute lookup.
     """
     context: SynapseContext = request.app.state.synapse
+    context.refresh_settings()  # one stat; a changed pyproject.toml's live settings apply now
     return context
