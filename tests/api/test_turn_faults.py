@@ -114,3 +114,13 @@ def test_a_failed_turn_is_not_replayed(chat: TestClient) -> None:
     assert ''.join(c.get('delta', '') for c in third) == 'prompts=2 files=[]'  # 'one' and 'three'
     roles = [m['role'] for m in chat.get(f'/api/conversations/{conversation_id}').json()['messages']]
     assert roles == ['user', 'assistant', 'user', 'error', 'user', 'assistant']
+
+
+def test_an_error_card_keeps_the_id_the_stream_announced(chat: TestClient) -> None:
+    """A turn that fails before any answer: its error row is the message the stream started."""
+    chunks, thread = turn(chat, 'chat_agents.failing')
+    assert_closes_with_an_error(chunks)
+    announced = chunks[types(chunks).index('start')]['messageId']
+    user, error = thread['messages']
+    assert (user['role'], error['role']) == ('user', 'error')
+    assert error['id'] == announced

@@ -374,7 +374,8 @@ def end_turn(end: TurnEnd, *, started: Future[Any] | None = None) -> Callable[[C
         if error is not None:
             rows.append(
                 {
-                    'id': error.message_id,
+                    # With no answer kept, the card takes the answer's id: the one the stream announced.
+                    'id': error.message_id if keep else end.assistant_message_id,
                     'conversation_id': end.conversation_id,
                     'run_id': None,
                     'role': 'error',
