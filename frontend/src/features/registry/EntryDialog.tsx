@@ -64,7 +64,7 @@ function EntryForm({
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
-    const draft = toBody(fields, values, creating)
+    const draft = toBody(fields, values, creating, entry as Record<string, unknown> | null)
     setErrors(draft.errors)
     setMessage(null)
     if (Object.keys(draft.errors).length) return
@@ -79,7 +79,11 @@ function EntryForm({
       setSaving(false)
       onSaved(saved, creating)
     } catch (cause) {
-      const placed = placeErrors(cause, fields.map((field) => field.name))
+      const placed = placeErrors(
+        cause,
+        fields.map((field) => field.name),
+        fields.flatMap((field) => (field.group ? [field.group] : [])),
+      )
       setErrors(placed.fields)
       setMessage(placed.message)
       setSaving(false)

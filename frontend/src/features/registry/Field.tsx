@@ -71,6 +71,7 @@ export function Field({
         className={cn(box, 'min-h-24 resize-y', field.type === 'json' && 'font-mono text-xs')}
         rows={field.type === 'json' ? 3 : 5}
         spellCheck={field.type !== 'json'}
+        placeholder={field.placeholder}
         value={value as string}
         onChange={(event) => onChange(event.target.value)}
         {...aria}

@@ -47,6 +47,8 @@ function serve() {
         if (method === 'GET') return Response.json({ [kind]: rows })
         const body = init?.body ? (JSON.parse(init.body as string) as Record<string, unknown>) : {}
         writes.push({ method, url, body })
+        const spec = body.spec as { output_schema?: { type?: unknown } } | undefined
+        if (spec?.output_schema?.type === 'nonsense') return invalid('body.spec.output_schema.type', "not a valid JSON Schema: 'nonsense' is not valid under any of the given schemas")
         if (method === 'POST') {
           if (rows.some((row) => row.key === body.key)) return Response.json({ error: { code: 'conflict', message: `A ${kind.slice(0, -1)} with key '${String(body.key)}' exists already.` } }, { status: 409 })
           if (typeof body.temperature === 'number' && body.temperature > 2) return invalid('body.temperature', 'Input should be less than or equal to 2')
@@ -178,6 +180,50 @@ describe('the registry', () => {
     await userEvent.click(within(dialog()).getByRole('button', { name: 'Create and open' }))
     await waitFor(() => expect(screen.getByTestId('where')).toHaveTextContent('/agents/config:deckhand'))
     expect(writes.at(-1)!.body).toMatchObject({ key: 'deckhand', name: 'Deckhand', preset_key: 'warm', tone_key: 'pirate', tools: ['lookup_order', 'tag:support'], enabled: true, is_sandbox: false })
+  })
+
+  it("edits an agent's output and deps schemas: shown as stored, a 422 beside the field keeps what was typed, other spec keys kept", async () => {
+    const schema = { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] }
+    store.agents!.push({ key: 'orders', slug: 'config:orders', name: '', description: '', instructions: '', preset_key: null, tone_key: null, tools: [], rag_sources: [], access: { tenants: [], actors: [] }, spec: { retries: 2, output_schema: schema }, version: 1, is_sandbox: false, enabled: true, ...STAMP })
+    renderAt('/registry/agents')
+    const row = await waitFor(() => screen.getAllByTestId('registry-row').find((r) => r.dataset.key === 'orders')!)
+    await userEvent.click(within(row).getByRole('button', { name: 'Edit orders' }))
+    const output = field('Output schema')
+    expect(JSON.parse((output as HTMLTextAreaElement).value)).toEqual(schema)
+    expect(field('Deps schema')).toHaveValue('')
+
+    const typed = '{"type": "nonsense"}'
+    await userEvent.clear(output)
+    await userEvent.click(output)
+    await userEvent.paste(typed)
+    const deps = field('Deps schema')
+    await userEvent.click(deps)
+    await userEvent.paste('{"type": "object", "properties": {"account_id": {"type": "string"}}}')
+    await userEvent.click(within(dialog()).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(field('Output schema')).toHaveAccessibleDescription("type: not a valid JSON Schema: 'nonsense' is not valid under any of the given schemas"))
+    expect(field('Output schema')).toHaveAttribute('aria-invalid', 'true')
+    expect(field('Output schema')).toHaveValue(typed)
+    expect(JSON.parse((field('Deps schema') as HTMLTextAreaElement).value)).toEqual({ type: 'object', properties: { account_id: { type: 'string' } } })
+    expect(within(dialog()).queryByRole('alert')).not.toBeInTheDocument()
+
+    await userEvent.clear(field('Output schema'))
+    await userEvent.click(field('Output schema'))
+    await userEvent.paste('{"type": "object", "properties": {"status": {"type": "string"}}}')
+    await userEvent.click(within(dialog()).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(screen.queryByRole('form', { name: 'Edit agent orders' })).not.toBeInTheDocument())
+    expect(writes.at(-1)).toMatchObject({ method: 'PATCH', url: '/api/registry/agents/orders' })
+    expect(writes.at(-1)!.body.spec).toEqual({
+      retries: 2,
+      output_schema: { type: 'object', properties: { status: { type: 'string' } } },
+      deps_schema: { type: 'object', properties: { account_id: { type: 'string' } } },
+    })
+
+    // Emptied, a schema is removed from the spec; the spec's other keys stay.
+    const saved = await waitFor(() => screen.getAllByTestId('registry-row').find((r) => r.dataset.key === 'orders')!)
+    await userEvent.click(within(saved).getByRole('button', { name: 'Edit orders' }))
+    await userEvent.clear(field('Deps schema'))
+    await userEvent.click(within(dialog()).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(writes.at(-1)!.body.spec).toEqual({ retries: 2, output_schema: { type: 'object', properties: { status: { type: 'string' } } } }))
   })
 
   it("names each cell's column, for the stacked rows of a narrow window; an enabled entry's state cell is empty", async () => {

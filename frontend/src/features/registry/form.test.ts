@@ -49,6 +49,20 @@ describe('form ↔ JSON', () => {
     expect(body).toMatchObject({ key: 'deckhand', name: '', preset_key: null, tone_key: null, tools: ['lookup', 'tag:support'], enabled: true })
   })
 
+  it("an agent's schemas live in its spec: shown from it, written back beside its other keys, removed when emptied", () => {
+    const schema = { type: 'object', properties: { id: { type: 'string' } } }
+    const agent = { key: 'a', name: '', tools: [], spec: { retries: 3, output_schema: schema } }
+    const values = toForm(FIELDS.agents, agent)
+    expect(JSON.parse(values.output_schema as string)).toEqual(schema)
+    expect(values.deps_schema).toBe('')
+    expect(toBody(FIELDS.agents, values, false, agent).body.spec).toEqual({ retries: 3, output_schema: schema })
+    const changed = toBody(FIELDS.agents, { ...values, output_schema: '', deps_schema: '{"type": "object"}' }, false, agent)
+    expect(changed.body.spec).toEqual({ retries: 3, deps_schema: { type: 'object' } })
+    expect(toBody(FIELDS.agents, { ...toForm(FIELDS.agents, null), key: 'b' }, true).body.spec).toEqual({})
+    expect(toBody(FIELDS.agents, { ...values, output_schema: '{"type": ' }, false, agent).errors.output_schema).toMatch(/^Not valid JSON/)
+    expect(agent.spec).toEqual({ retries: 3, output_schema: schema })
+  })
+
   it('the API key: absent to keep, a string to replace, null to remove', () => {
     const base = toForm(FIELDS.providers, { key: 'p', kind: 'openai', secret_set: true })
     expect('api_key' in toBody(FIELDS.providers, base, false).body).toBe(false)
@@ -87,6 +101,19 @@ describe('field errors', () => {
     })
     const model = new ApiError(422, 'invalid_request', 'body: top_p needs a model', [{ location: 'body', message: 'top_p needs a model' }])
     expect(placeErrors(model, names)).toEqual({ fields: {}, message: 'top_p needs a model' })
+  })
+
+  it("a spec field's error goes beside that field, naming the part of the schema at fault", () => {
+    const agents = FIELDS.agents.map((field) => field.name)
+    const error = new ApiError(422, 'invalid_request', 'body.spec.output_schema.type: bad', [
+      { location: 'body.spec.output_schema.type', message: 'not a valid JSON Schema' },
+      { location: 'body.spec.deps_schema', message: 'must describe an object' },
+      { location: 'body.spec.retries', message: 'must be an integer' },
+    ])
+    expect(placeErrors(error, agents, ['spec'])).toEqual({
+      fields: { output_schema: 'type: not a valid JSON Schema', deps_schema: 'must describe an object' },
+      message: 'spec.retries: must be an integer',
+    })
   })
 
   it('a 409 or 404 is said plainly', () => {

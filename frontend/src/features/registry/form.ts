@@ -22,6 +22,8 @@ export interface FieldSpec {
   /** Where a select's choices (or a text field's suggestions) come from. */
   choices?: 'provider-kinds' | 'providers' | 'models' | 'presets' | 'tones' | 'tools'
   initial?: FormValue
+  /** Sent inside this object of the body (`spec`), beside the entry's other keys there. */
+  group?: 'spec'
 }
 
 /** The API key: kept as it is, replaced by `value`, or removed. */
@@ -91,6 +93,24 @@ export const FIELDS = {
     { name: 'preset_key', label: 'Preset', type: 'select', nullable: true, choices: 'presets' },
     { name: 'tone_key', label: 'Tone', type: 'select', nullable: true, choices: 'tones' },
     { name: 'tools', label: 'Tools', type: 'tools', choices: 'tools', hint: 'Tools by name, or every tool with a tag (tag:support).' },
+    {
+      name: 'output_schema',
+      label: 'Output schema',
+      type: 'json',
+      group: 'spec',
+      nullable: true,
+      placeholder: '{"type": "object", "properties": {…}, "required": […]}',
+      hint: 'A JSON Schema of an object: the agent answers with structured output of that shape. Empty: a text answer.',
+    },
+    {
+      name: 'deps_schema',
+      label: 'Deps schema',
+      type: 'json',
+      group: 'spec',
+      nullable: true,
+      placeholder: '{"type": "object", "properties": {…}}',
+      hint: "A JSON Schema of the run's deps: the playground asks for its properties and the tools read them. Empty: no deps.",
+    },
     { name: 'is_sandbox', label: 'Sandbox', type: 'bool', hint: 'Left out of listings; still found by key.' },
     { name: 'enabled', label: 'Enabled', type: 'bool', initial: true },
   ],
@@ -105,15 +125,23 @@ export const PRICE_FIELDS: FieldSpec[] = [
   { name: 'valid_from', label: 'Valid from', type: 'datetime', hint: 'Empty: from now on.' },
 ]
 
+/** The object a field's value lives in: the entry itself, or its `group` (`spec`). */
+function holder(field: FieldSpec, entry: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!entry || !field.group) return entry
+  const group = entry[field.group]
+  return group && typeof group === 'object' && !Array.isArray(group) ? (group as Record<string, unknown>) : null
+}
+
 /** The form values showing `entry`, or a new entry's defaults. */
 export function toForm(fields: FieldSpec[], entry: Record<string, unknown> | null): FormValues {
   const values: FormValues = {}
   for (const field of fields) {
-    const value = entry?.[field.name]
+    const value = holder(field, entry)?.[field.name]
     if (field.type === 'bool') values[field.name] = typeof value === 'boolean' ? value : field.initial === true
     else if (field.type === 'tools') values[field.name] = Array.isArray(value) ? value.map(String) : []
     else if (field.type === 'secret') values[field.name] = { mode: entry ? 'keep' : 'replace', value: '' }
-    else if (field.type === 'json') values[field.name] = value && typeof value === 'object' && Object.keys(value).length ? JSON.stringify(value, null, 2) : '{}'
+    else if (field.type === 'json')
+      values[field.name] = value && typeof value === 'object' && Object.keys(value).length ? JSON.stringify(value, null, 2) : field.nullable ? '' : '{}'
     else if (value === null || value === undefined) values[field.name] = entry ? '' : ((field.initial as string | undefined) ?? '')
     else values[field.name] = String(value)
   }
@@ -146,7 +174,9 @@ function bodyValue(field: FieldSpec, value: FormValue, creating: boolean): { val
   const text = field.type === 'textarea' ? (value as string) : (value as string).trim()
   if (field.type === 'json') {
     const error = jsonObjectError(text)
-    return error ? { error } : { value: JSON.parse(text || '{}') }
+    if (error) return { error }
+    const parsed = JSON.parse(text || '{}') as Record<string, unknown>
+    return field.nullable && !Object.keys(parsed).length ? { value: null } : { value: parsed }
   }
   if (text.trim() === '') {
     if (field.required) return { error: 'Required.' }
@@ -167,8 +197,17 @@ function bodyValue(field: FieldSpec, value: FormValue, creating: boolean): { val
   return { value: text }
 }
 
-/** The JSON body for these values (the key only when creating), or the errors found first. */
-export function toBody(fields: FieldSpec[], values: FormValues, creating: boolean): { body: Record<string, unknown>; errors: FieldErrors } {
+/**
+ * The JSON body for these values (the key only when creating), or the errors found first. A field of
+ * a `group` goes into that object, which starts from `entry`'s (its other keys are kept; an empty
+ * nullable field removes its key).
+ */
+export function toBody(
+  fields: FieldSpec[],
+  values: FormValues,
+  creating: boolean,
+  entry: Record<string, unknown> | null = null,
+): { body: Record<string, unknown>; errors: FieldErrors } {
   const body: Record<string, unknown> = {}
   const errors: FieldErrors = {}
   for (const field of fields) {
@@ -177,23 +216,34 @@ export function toBody(fields: FieldSpec[], values: FormValues, creating: boolea
     if (value === undefined) continue
     const result = bodyValue(field, value, creating)
     if (result.error) errors[field.name] = result.error
-    else if ('value' in result) body[field.name] = result.value
+    else if (!('value' in result)) continue
+    else if (field.group) {
+      const group = (body[field.group] ??= { ...holder(field, entry) }) as Record<string, unknown>
+      if (result.value === null) delete group[field.name]
+      else group[field.name] = result.value
+    } else body[field.name] = result.value
   }
   return { body, errors }
 }
 
 /**
  * Place an API error on the form: each 422 field error beside its field (`body.temperature` →
- * `temperature`), and whatever belongs to no field (a 409, a 404, a model-level error) as one message.
+ * `temperature`; a field of a group by its own name, the part of the value at fault first:
+ * `body.spec.output_schema.type` → `output_schema`, "type: …"), and whatever belongs to no field
+ * (a 409, a 404, a model-level error) as one message.
  */
-export function placeErrors(error: unknown, names: string[]): { fields: FieldErrors; message: string | null } {
+export function placeErrors(error: unknown, names: string[], groups: string[] = []): { fields: FieldErrors; message: string | null } {
   if (!(error instanceof ApiError)) return { fields: {}, message: messageOf(error) }
   const fields: FieldErrors = {}
   const rest: string[] = []
   for (const { location, message } of error.fields) {
     const path = location.replace(/^body(\.|$)/, '')
-    const name = path.split('.')[0] ?? ''
-    if (names.includes(name)) fields[name] = fields[name] ? `${fields[name]} ${message}` : message
+    const parts = path.split('.')
+    const grouped = groups.includes(parts[0] ?? '') && names.includes(parts[1] ?? '')
+    const name = (grouped ? parts[1] : parts[0]) ?? ''
+    const inside = grouped ? parts.slice(2).join('.') : ''
+    const said = inside ? `${inside}: ${message}` : message
+    if (names.includes(name)) fields[name] = fields[name] ? `${fields[name]} ${said}` : said
     else rest.push(path ? `${path}: ${message}` : message)
   }
   if (rest.length) return { fields, message: rest.join(' · ') }
