@@ -4,8 +4,10 @@ an overrun.
 
 /spend → the chart has a bar per day and the totals row says what the seeded rows add up to, to the
 last digit → a bar's tooltip gives that day's exact amounts → stacking by model swaps the legend →
-a new limit on an agent shows its headroom bar, filled by that agent's seeded spend → the overrun
-log lists the seeded overrun. Screenshots, in both themes, go to test-artifacts/screenshots/ (not
+a new limit on an agent, picked from the list, shows its headroom bar, filled by that agent's seeded
+spend → the overrun log lists the seeded overrun → limits picked by an agent's name and by a tenant
+the ledger has seen show the most one call may reserve (the demo model is priced in the registry).
+Screenshots, in both themes, go to test-artifacts/screenshots/ (not
 committed).
 """
 
@@ -24,6 +26,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from synapse_agents.accounting.tables import SpendingOverrun
+from synapse_agents.registry.tables import ModelPrice, RegistryModel
 from synapse_agents.store import LlmCall, Store, upgrade
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -53,6 +56,11 @@ CALLS = [
     Call(LATER, 'demo.triage', 'local-llama', 400, 40, None),
 ]
 """Two days, two agents, three models; the last call has no known price."""
+DEMO_MAX_OUTPUT = 2000
+DEMO_OUTPUT_PER_MTOK = Decimal(10)
+WORST_CALL = DEMO_MAX_OUTPUT * DEMO_OUTPUT_PER_MTOK / 1_000_000
+"""The demo model's most output tokens at its registry price: what one demo agent's call reserves
+for its output."""
 
 
 def seed(home: Path) -> None:
@@ -94,6 +102,22 @@ def seed(home: Path) -> None:
                 tenant='firm:7',
                 agent_key='demo.support',
                 created_at=NOW - timedelta(hours=1),
+            )
+        )
+        session.add(
+            RegistryModel(
+                key='synapse:synapse-demo',
+                provider_key='synapse',
+                name='synapse-demo',
+                max_output_tokens=DEMO_MAX_OUTPUT,
+            )
+        )
+        session.add(
+            ModelPrice(
+                model_key='synapse:synapse-demo',
+                input_per_mtok=Decimal(1),
+                output_per_mtok=DEMO_OUTPUT_PER_MTOK,
+                valid_from=NOW - timedelta(days=30),
             )
         )
     store.close()
@@ -217,7 +241,9 @@ def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None
     page.get_by_role('button', name='New limit').click()
     form = page.get_by_role('form', name='New limit')
     form.get_by_label('Scope').select_option('agent')
-    form.get_by_label('Applies to').fill('demo.support')
+    # Applies to is a list: the agent the ledger has seen is one of its options.
+    expect(form.get_by_label('Applies to').locator('option[value="demo.support"]')).to_have_count(1)
+    form.get_by_label('Applies to').select_option('demo.support')
     form.get_by_label('Period').select_option('sliding_month')
     form.get_by_label('Amount').fill('1')
     form.get_by_label('Time zone').fill('Mars/Base')
@@ -262,4 +288,49 @@ def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None
     expect(page).to_have_url(re.compile(rf'\?tab=overruns&.*limit={limit["id"]}$'))
     expect(page.get_by_test_id('overrun-row')).to_have_count(0)
     expect(page.get_by_text('No call was refused')).to_be_visible()
+
+    # Limits picked from the lists show the most one call may reserve: an agent picked by its name,
+    # then a tenant the ledger has seen (any agent may serve it: the dearest of them).
+    worst = f'One call reserves up to ${WORST_CALL.normalize():f} + input'
+    page.get_by_role('tab', name='Limits').click()
+    page.get_by_role('button', name='New limit').click()
+    form = page.get_by_role('form', name='New limit')
+    form.get_by_label('Scope').select_option('agent')
+    applies_to = form.get_by_label('Applies to')
+    expect(applies_to.get_by_role('option', name='support_agent')).to_have_count(1)
+    applies_to.select_option(label='support_agent')
+    form.get_by_label('Period').select_option('calendar_day')
+    form.get_by_label('Amount').fill('5')
+    with page.expect_response(
+        lambda r: r.url.endswith('/api/limits') and r.request.method == 'POST'
+    ) as created:
+        form.get_by_role('button', name='Create').click()
+    assert created.value.status == 201
+    agent_limit = created.value.json()
+    assert agent_limit['scope_id'].endswith('support-agent')
+    assert Decimal(agent_limit['worst_call']['amount']) == WORST_CALL
+    rows = page.get_by_test_id('limit-row')
+    expect(rows).to_have_count(2)
+    picked = rows.nth(1)
+    expect(picked.get_by_test_id('limit-agent')).to_have_text('support_agent')
+    expect(picked.get_by_test_id('limit-agent')).to_have_attribute('title', agent_limit['scope_id'])
+    expect(picked.get_by_test_id('limit-worst')).to_have_text(
+        f'{worst} ({DEMO_MAX_OUTPUT:,} output tokens of synapse:synapse-demo, support_agent)'
+    )
+
+    page.get_by_role('button', name='New limit').click()
+    form = page.get_by_role('form', name='New limit')
+    form.get_by_label('Scope').select_option('tenant')
+    expect(form.get_by_test_id('applies-to-seen').locator('option[value="firm:7"]')).to_have_count(1)
+    form.get_by_label('Applies to').fill('firm:7')
+    form.get_by_label('Amount').fill('50')
+    with page.expect_response(
+        lambda r: r.url.endswith('/api/limits') and r.request.method == 'POST'
+    ) as created:
+        form.get_by_role('button', name='Create').click()
+    assert created.value.status == 201
+    expect(rows).to_have_count(3)
+    expect(rows.nth(2)).to_contain_text('tenant firm:7')
+    expect(rows.nth(2).get_by_test_id('limit-worst')).to_contain_text(worst)
+    shoot(page, 'spend-limits-worst')
     assert page.problems == [f'422 {server.url}/api/limits']
