@@ -1,6 +1,7 @@
 // What the agent's model is asked to produce: the output type and mode, the output tools exactly as
 // pydantic-ai offers them (names, the function each calls, argument schemas), the function a text
-// answer goes through, the output validators, and the output schema.
+// answer goes through, the output validators, and the output schema. An output type that also lists
+// DeferredToolRequests shows the answer's type and schema with the note that a run may pause.
 import type { AgentInfo } from '@/lib/api/types'
 import { Badge } from '@/components/ui/badge'
 import { ParamTable } from './ParamTable'
@@ -11,7 +12,9 @@ type Output = AgentInfo['output']
 /** Whether there is more to show than a plain text answer. */
 export function hasOutputDetails(agent: AgentInfo): boolean {
   const output = agent.output
-  return Boolean(agent.structured_output || output.schema || output.tools.length || output.validators.length || output.text_function)
+  return Boolean(
+    agent.structured_output || output.schema || output.tools.length || output.validators.length || output.text_function || output.deferred,
+  )
 }
 
 export function OutputSection({ output }: { output: Output }) {
@@ -21,6 +24,11 @@ export function OutputSection({ output }: { output: Output }) {
         {output.type}
         {output.mode && <span className="text-muted-foreground"> · {output.mode} mode</span>}
       </p>
+      {output.deferred && (
+        <p className="text-xs text-muted-foreground" data-testid="output-deferred">
+          {output.deferred}
+        </p>
+      )}
       {output.text_function && (
         <p className="text-xs text-muted-foreground">
           The text answer is passed to <span className="font-mono text-foreground">{output.text_function}</span>.

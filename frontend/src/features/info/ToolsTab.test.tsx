@@ -84,4 +84,12 @@ describe('the tools tab', () => {
     render(<ToolsTab agent={texter as AgentInfo} />)
     expect(screen.getByText(/The text answer is passed to/)).toHaveTextContent('The text answer is passed to polish.')
   })
+
+  it('says that a text answer may pause for approval when the output type lists DeferredToolRequests', () => {
+    const note = 'A run may also pause before this output, with DeferredToolRequests: tool calls that wait for approval.'
+    const pausing = { ...agent, structured_output: false, output: { ...agent.output, type: 'str', mode: 'text', schema: null, tools: [], validators: [], deferred: note } }
+    render(<ToolsTab agent={pausing as AgentInfo} />)
+    expect(screen.getByText(/^str/)).toBeInTheDocument()
+    expect(screen.getByTestId('output-deferred')).toHaveTextContent(note)
+  })
 })

@@ -18,7 +18,7 @@ const agent: AgentInfo = {
   counts: { tools: 1, native_tools: 0, toolsets: 1, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
   stateless: false, structured_output: false, problems: [], configured: false, version: null,
   model_settings: null, model_settings_dynamic: null, retries: { tools: 1, output: null }, end_strategy: 'early', tool_timeout: null,
-  output: { type: 'str', mode: null, schema: null, schema_error: null, tools: [], text_function: null, validators: [] }, deps: { type: null, factory: null, required: false, source: null, lifetime: null }, deps_schema: null,
+  output: { type: 'str', mode: null, schema: null, schema_error: null, tools: [], text_function: null, validators: [], deferred: null }, deps: { type: null, factory: null, required: false, source: null, lifetime: null }, deps_schema: null,
   instructions: [{ kind: 'static', source: 'instructions', text: 'Be kind.', template: false, name: null, location: null }],
   tools: [{ name: 'lookup_order', description: 'Find an order.', parameters: { type: 'object', properties: {} }, required: [], schema_error: null, toolset: 'agent', kind: 'function', takes_ctx: false, requires_approval: false, location: null, max_retries: null, prepare: null, native_fallback: null }],
   toolsets: [], native_tools: [], subagents: [], capabilities: [], metadata: null, unavailable: [],

@@ -2787,6 +2787,11 @@ export interface components {
             text_function?: string | null;
             /** Validators */
             validators?: components["schemas"]["OutputValidatorInfo"][];
+            /**
+             * Deferred
+             * @description When the output type also lists DeferredToolRequests (or DeferredToolResults): that a run may pause for tool approval instead. `type` and `schema` describe the rest.
+             */
+            deferred?: string | null;
         };
         /**
          * OutputToolInfo
