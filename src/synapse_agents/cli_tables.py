@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 # A column's padding (one space each side) and the rule after it, plus the table's left edge.
 PER_COLUMN = 3
@@ -29,7 +30,7 @@ class Column:
 
     header: str
     least: int = 10
-    """The narrowest the column is made (its content is never narrower than min(this, its widest cell))."""
+    """The narrowest it is made: never below its header, nor below this unless all it holds is narrower."""
     drop: int = 0
     """0: always shown. Otherwise it leaves a terminal too narrow for it, the highest first."""
     right: bool = False
@@ -37,17 +38,25 @@ class Column:
     """Narrowed only once every other column is at its narrowest (an id, kept on one line if it can be)."""
 
 
-def _natural(column: Column, cells: list[str]) -> int:
-    lines = [line for cell in cells for line in cell.splitlines()] or ['']
+Cell = str | Text
+"""Plain text (escaped when drawn), or a styled `Text`."""
+
+
+def _plain(cell: Cell) -> str:
+    return cell.plain if isinstance(cell, Text) else cell
+
+
+def _natural(column: Column, cells: list[Cell]) -> int:
+    lines = [line for cell in cells for line in _plain(cell).splitlines()] or ['']
     return max(len(column.header), *(len(line) for line in lines))
 
 
 def layout(
-    columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
+    columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int
 ) -> tuple[list[int], list[int]]:
     """The indexes of the columns shown and each one's content width, for a terminal `width` wide."""
     natural = [_natural(column, [row[i] for row in rows]) for i, column in enumerate(columns)]
-    floor = [min(natural[i], column.least) for i, column in enumerate(columns)]
+    floor = [max(len(column.header), min(natural[i], column.least)) for i, column in enumerate(columns)]
     kept = list(range(len(columns)))
     droppable = sorted((i for i, c in enumerate(columns) if c.drop), key=lambda i: -columns[i].drop)
     while droppable and sum(floor[i] for i in kept) + PER_COLUMN * len(kept) + EDGE > width:
@@ -68,10 +77,10 @@ def layout(
 def fitted_table(
     title: str | None,
     columns: Sequence[Column],
-    rows: Sequence[Sequence[str]],
+    rows: Sequence[Sequence[Cell]],
     width: int | None = None,
 ) -> Table:
-    """A table of plain-text `rows` (escaped here) that fits `width` (the terminal's by default)."""
+    """`rows` (plain text escaped here, a `Text` as it is) in a table that fits `width` (the terminal's)."""
     kept, widths = layout(columns, rows, Console().width if width is None else width)
     left_out = [columns[i].header for i in range(len(columns)) if i not in kept]
     caption = f'Not shown at this width: {", ".join(left_out)} (a wider terminal shows them).'
@@ -82,5 +91,5 @@ def fitted_table(
             column.header, width=size, overflow='fold', justify='right' if column.right else 'left'
         )
     for row in rows:
-        table.add_row(*(escape(row[i]) for i in kept))
+        table.add_row(*(cell if isinstance(cell := row[i], Text) else escape(cell) for i in kept))
     return table

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 from rich.tree import Tree
+
+from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
     from ..runtime import SynapseRuntime
@@ -33,8 +35,19 @@ PREVIEW = 400
 """The most characters of a message part `call` prints (`--json` prints everything)."""
 DRAWN = 8
 """The most levels `show` draws as one tree; a deeper branch is drawn after it, as a tree of its own."""
-KEEP = ('Started', 'Run id')
-"""The columns of `list` that never wrap (a run id stays copyable)."""
+LIST_COLUMNS = (
+    Column('Started', least=10),
+    Column('Agent', least=10),
+    Column('Origin', least=9),
+    Column('Status', least=5),
+    Column('Model', least=10, drop=3),
+    Column('Tokens', least=8, right=True, drop=2),
+    Column('Cost', least=6, right=True, drop=4),
+    Column('Took', least=6, right=True, drop=1),
+    Column('Run id', least=12, last=True),
+)
+"""The columns of `list`: a run id on one line when there is room (it stays copyable), folded whole
+when there is not; in 80 columns the model, tokens, cost and duration leave first."""
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -132,23 +145,21 @@ def list_command(
     if not rows:
         Console().print('No traces.', highlight=False)
         return
-    table = Table(title='Traces, newest first')
-    for name in ('Started', 'Agent', 'Origin', 'Status', 'Model', 'Tokens', 'Cost', 'Took', 'Run id'):
-        right = name in ('Tokens', 'Cost', 'Took')
-        table.add_column(name, justify='right' if right else 'left', overflow='fold', no_wrap=name in KEEP)
-    for row in rows:
-        status = '[red]error[/red]' if row.status == 'error' else 'ok'
-        table.add_row(
+    cells = [
+        (
             when(row.started_at),
-            escape(row.agent_key or row.agent_name or '—'),
+            row.agent_key or row.agent_name or '—',
             row.origin,
-            status,
-            escape(row.model or '—'),
+            Text('error', style='red') if row.status == 'error' else 'ok',
+            row.model or '—',
             tokens_text(row.input_tokens, row.output_tokens),
             cost_text(row.cost),
             took(row.duration_ms),
             row.agent_run_id,
         )
+        for row in rows
+    ]
+    table = fitted_table('Traces, newest first', LIST_COLUMNS, cells)
     Console().print(table)
     if len(rows) == limit:
         Console().print(f'More: --before {rows[-1].agent_run_id}', highlight=False)
