@@ -7,11 +7,16 @@ preset on the offline `demo` model → a tone → an agent using both, which "Ne
 playground → a message streams the demo model's answer → a reload replays the conversation → the
 agents page shows the agent with its configured badge → an edit makes version 2 → a setting is
 stored, then reset.
+
+A second run builds an agent on the demo's own tools: the tool picker lists them, an output schema
+the server refuses is named beside its field (what was typed stays), and a chat turn with the agent
+calls the picked tool and answers with structured output of the schema's shape.
 Screenshots, in both themes, go to test-artifacts/screenshots/ (not committed).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -271,3 +276,81 @@ def test_provider_preset_tone_agent_then_chat(page: Page, server: Any) -> None:
     expect(language.get_by_role('button', name='Reset')).to_have_count(0)
     assert API_KEY not in page.content()
     assert page.problems == []
+
+
+ORDER_STATUS = {
+    'type': 'object',
+    'title': 'OrderStatus',
+    'properties': {'order_id': {'type': 'string'}, 'status': {'type': 'string'}},
+    'required': ['order_id', 'status'],
+}
+
+
+def fill_json(box: Any, value: str) -> None:
+    """Replace a JSON field's text (typed as a user would paste it)."""
+    box.fill('')
+    box.fill(value)
+
+
+def test_an_agent_with_a_demo_tool_and_an_output_schema(page: Page, server: Any) -> None:
+    created = httpx.post(f'{server.url}/api/registry/presets', json={'key': 'demo', 'model': 'demo'})
+    assert created.status_code == 201, created.text
+    page.goto(f'{server.url}/registry/agents')
+    page.get_by_role('button', name='New agent').click()
+    new = form(page, 'New agent')
+    field(new, 'Key').fill('order-desk')
+    field(new, 'Instructions').fill('Look orders up and report their status.')
+    field(new, 'Preset').select_option('demo')
+
+    # The picker offers the demo's own tools.
+    new.get_by_role('button', name='Pick tools').click()
+    picker = page.get_by_role('group', name='Pick tools')
+    expect(picker.get_by_role('checkbox', name=re.compile(r'^lookup_order'))).to_be_visible()
+    expect(picker.get_by_role('checkbox', name=re.compile(r'^create_ticket'))).to_be_visible()
+    picker.get_by_role('checkbox', name=re.compile(r'^lookup_order')).check()
+    page.keyboard.press('Escape')
+    expect(new.get_by_role('list', name='Chosen tools')).to_contain_text('lookup_order')
+
+    # A schema that is not one: the server's 422 is shown beside the field, the text kept.
+    output = field(new, 'Output schema')
+    wrong = '{"type": "nonsense"}'
+    fill_json(output, wrong)
+    with page.expect_response(
+        lambda r: r.url.endswith('/api/registry/agents') and r.request.method == 'POST'
+    ) as refused:
+        new.get_by_role('button', name='Create and open').click()
+    assert refused.value.status == 422
+    expect(output).to_have_attribute('aria-invalid', 'true')
+    expect(new.get_by_test_id('field-error')).to_contain_text('type: not a valid JSON Schema')
+    expect(output).to_have_value(wrong)
+    expect(field(new, 'Key')).to_have_value('order-desk')
+    expect(new.get_by_role('list', name='Chosen tools')).to_contain_text('lookup_order')
+    shoot(page, 'registry-agent-schema-error')
+
+    fill_json(output, json.dumps(ORDER_STATUS, indent=2))
+    new.get_by_role('button', name='Create and open').click()
+    expect(page).to_have_url(f'{server.url}/agents/config:order-desk')
+    stored = httpx.get(f'{server.url}/api/registry/agents/order-desk').json()
+    assert stored['tools'] == ['lookup_order'] and stored['spec'] == {'output_schema': ORDER_STATUS}
+
+    # A turn calls the demo tool and answers with the schema's shape.
+    box = page.get_by_role('textbox', name='Message')
+    box.fill('Where is order A-1001?')
+    box.press('Enter')
+    expect(last_answer(page)).to_have_attribute('aria-busy', 'false')
+    tool = page.get_by_test_id('tool-card').filter(has_text='lookup_order')
+    expect(tool).to_have_attribute('data-status', 'success')
+    tool.get_by_role('button').first.click()
+    expect(tool).to_contain_text('shipped')
+    structured = page.get_by_test_id('structured-output')
+    expect(structured).to_contain_text('"order_id"')
+    expect(structured).to_contain_text('"A-1001"')
+    shoot(page, 'registry-agent-structured')
+
+    # Editing shows the stored schema.
+    page.goto(f'{server.url}/registry/agents')
+    row(page, 'order-desk').get_by_role('button', name='Edit order-desk').click()
+    edit = form(page, 'Edit agent order-desk')
+    assert json.loads(field(edit, 'Output schema').input_value()) == ORDER_STATUS
+    expect(field(edit, 'Deps schema')).to_have_value('')
+    assert page.problems == [f'422 {server.url}/api/registry/agents'], 'only the refused schema'
