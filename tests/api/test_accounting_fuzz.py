@@ -25,6 +25,7 @@ from schemathesis.generation import GenerationMode
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL
+from fuzz_helpers import OpenApiOnce
 from spend_helpers import accounting_app, ledger_row, seed
 from synapse_agents.accounting.tables import SpendingOverrun
 from synapse_agents.settings import load_settings
@@ -39,6 +40,7 @@ OPERATIONS = [
     ('GET', '/api/limits'),
     ('POST', '/api/limits'),
     ('GET', '/api/limits/overruns'),
+    ('GET', '/api/limits/choices'),
     ('GET', '/api/limits/{limit_id}'),
     ('PATCH', '/api/limits/{limit_id}'),
     ('DELETE', '/api/limits/{limit_id}'),
@@ -119,12 +121,12 @@ def from_this_machine(app: ASGIApp) -> ASGIApp:
 
 
 @pytest.fixture
-def api_schema(monkeypatch: pytest.MonkeyPatch, store: Store) -> Iterator[Any]:
+def api_schema(monkeypatch: pytest.MonkeyPatch, store: Store, openapi_once: OpenApiOnce) -> Iterator[Any]:
     monkeypatch.setenv('SYNAPSE_DATABASE_URL', store.engine.url.render_as_string(hide_password=False))
     monkeypatch.setenv('SYNAPSE_CURRENCY_RATES', '{"EUR": "1.08"}')
     monkeypatch.setenv('SYNAPSE_LIMITS_TIMEZONE', 'Europe/Paris')
     context = SynapseContext(loaded=load_settings(), store=store, targets=[], catalog=None)
-    app = accounting_app(context)
+    app = openapi_once.reuse(accounting_app(context))
     with TestClient(app, base_url=LOCAL_URL, client=LOCAL_PEER) as client:
         ids = seed_store(store, client)
         yield schemathesis.openapi.from_asgi('/openapi.json', from_this_machine(app), config=config(ids))

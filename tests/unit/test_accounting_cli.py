@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from spend_helpers import at, ledger_row, seed
 from synapse_agents.accounting.cli import limits_app, spend_app
 from synapse_agents.accounting.tables import SpendingLimit
-from synapse_agents.registry.tables import ModelPrice, RegistryModel
+from synapse_agents.registry.tables import ModelPrice, Preset, RegistryModel
 from synapse_agents.store import LlmCall, Store
 
 runner = CliRunner()
@@ -267,3 +267,31 @@ def test_reprice_prices_past_calls_again_and_changes_only_what_changed(
 def test_reprice_needs_a_range(args: tuple[str, ...], expected: str) -> None:
     code, output = invoke('spend', 'reprice', *args)
     assert code == 2 and expected in output, output
+
+
+def test_the_json_listing_carries_each_limits_worst_call(store: Store) -> None:
+    """`limits list --json` is GET /api/limits' answer: the most one call's output may reserve too."""
+    with store.write() as session:
+        session.add(RegistryModel(key='openai:gpt-x', provider_key='openai', name='gpt-x'))
+        session.add(
+            ModelPrice(
+                model_key='openai:gpt-x',
+                input_per_mtok=Decimal(2),
+                output_per_mtok=Decimal(10),
+                currency='USD',
+                valid_from=at('2026-01-01 00:00'),
+            )
+        )
+        session.add(Preset(key='fast', name='Fast', model='openai:gpt-x', max_tokens=500))
+    code, output = invoke('limits', 'set', 'preset', 'fast', 'calendar_day', '5')
+    assert code == 0, output
+    code, output = invoke('limits', 'list', '--json')
+    assert code == 0, output
+    [listed] = json.loads(output)['limits']
+    assert listed['worst_call'] == {
+        'amount': '0.005',
+        'currency': 'USD',
+        'output_tokens': 500,
+        'model': 'openai:gpt-x',
+        'agent': None,
+    }

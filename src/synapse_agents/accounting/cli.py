@@ -189,16 +189,20 @@ def limits_list(
     """Every spending limit with what its current window holds."""
     from . import limits_store
     from .spend import decimal_text
+    from .worst_case import worst_calls
 
-    with opened(ctx) as runtime:
+    with opened(ctx, agents=as_json) as runtime:
         statuses = [
             limits_store.status(runtime.store, runtime.settings, row)
             for row in limits_store.listing(runtime.store)
         ]
+        # The JSON is GET /api/limits' answer: each limit's worst call too (the agents' models).
+        limits = [found.limit for found in statuses]
+        worst = worst_calls(runtime.store, runtime.settings, runtime.catalog, limits) if as_json else []
     if as_json:
         from .routes import Limit, LimitList
 
-        answer = LimitList(limits=[Limit.of(found) for found in statuses])
+        answer = LimitList(limits=[Limit.of(found, one) for found, one in zip(statuses, worst, strict=True)])
         typer.echo(json.dumps(answer.model_dump(mode='json'), indent=2, ensure_ascii=False))
         return
     if not statuses:
