@@ -70,7 +70,8 @@ def test_a_fork_holds_the_turns_before_the_message_and_the_source_is_unchanged(c
     response = fork(chat, source, at)
     assert response.status_code == 201, response.text
     row = response.json()
-    assert row['forked_from_id'] == source and row['title'] == before['conversation']['title'] == 'first'
+    assert before['conversation']['title'] == 'first'
+    assert row['forked_from_id'] == source and row['title'] == 'fork of first'
     assert (row['agent_key'], row['origin'], row['message_count']) == ('chat_agents.echo', 'playground', 4)
     assert (row['input_tokens'], row['output_tokens'], row['cost']) == (0, 0, None)  # no ledger copied
     assert [row[axis] for axis in ('tenant', 'actor', 'subject')] == [None, None, None]
@@ -94,8 +95,39 @@ def test_a_fork_holds_the_turns_before_the_message_and_the_source_is_unchanged(c
     before['conversation'].pop('forks')
     assert after['conversation'] == before['conversation']
     assert forks == [
-        {'id': row['id'], 'title': 'first', 'created_at': row['created_at'], 'forked_at_message_id': at}
+        {
+            'id': row['id'],
+            'title': 'fork of first',
+            'created_at': row['created_at'],
+            'forked_at_message_id': at,
+        }
     ]
+
+
+def test_a_fork_is_titled_fork_of_its_source_without_stacking(chat: TestClient) -> None:
+    source = send(chat, 'chat_agents.echo', '  Where   is my order? ')
+    send(chat, 'chat_agents.echo', 'and the refund?', source)
+    at = user_ids(thread(chat, source))[1]
+    first = fork(chat, source, at).json()
+    assert first['title'] == 'fork of Where is my order?'
+    # A second fork of the same source, and a fork of the fork: `fork of` once, not twice.
+    assert fork(chat, source, at).json()['title'] == 'fork of Where is my order?'
+    send(chat, 'chat_agents.echo', 'and the refund, again?', first['id'])
+    again = user_ids(thread(chat, first['id']))[-1]
+    assert fork(chat, first['id'], again).json()['title'] == 'fork of Where is my order?'
+    # A fork renamed by its user is the source of `fork of <its new name>`.
+    renamed = chat.patch(f'/api/conversations/{first["id"]}', json={'title': 'Refund path'})
+    assert renamed.status_code == 200, renamed.text
+    assert fork(chat, first['id'], again).json()['title'] == 'fork of Refund path'
+    # A title the user gives is taken as it is.
+    assert fork(chat, first['id'], again, title='fork of fork').json()['title'] == 'fork of fork'
+    # A source whose title fills the column: the fork's is cut at a word, with an ellipsis.
+    long = ' '.join(['refund'] * 28)  # 195 characters
+    assert chat.patch(f'/api/conversations/{source}', json={'title': long}).status_code == 200
+    cut = fork(chat, source, at).json()['title']
+    assert len(cut) <= 200 and cut.endswith('…'), cut
+    words = cut[: -len('…')].split(' ')
+    assert words[:2] == ['fork', 'of'] and set(words[2:]) == {'refund'}, cut  # whole words only
 
 
 def test_a_turn_in_the_fork_sees_the_copied_history_with_its_files(chat: TestClient) -> None:

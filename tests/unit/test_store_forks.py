@@ -24,7 +24,7 @@ from synapse_agents.chat.request import TurnRequest
 from synapse_agents.chat.scope import Scope
 from synapse_agents.chat.target import TurnTarget
 from synapse_agents.store import LlmCall, Message, Store, ToolInvocation
-from synapse_agents.store.forks import ConversationNotFound, NotAUserMessage, TurnInFlight
+from synapse_agents.store.forks import ConversationNotFound, NotAUserMessage, TurnInFlight, fork_title
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.rows import AssistantEntry, ConversationThread, UserEntry
 from synapse_agents.store.write_queue import WriteQueue
@@ -212,7 +212,7 @@ async def test_a_fork_at_the_first_user_message_is_empty(engine: ChatEngine, sto
     fork = store.conversations.fork(source, messages[0].id, origin='task')
     assert rows(store, Message, fork.id) == [] and rows(store, ToolInvocation, fork.id) == []
     assert (fork.message_count, fork.tool_count, fork.has_error, fork.origin) == (0, 0, False, 'task')
-    assert fork.title == 'tool please'
+    assert fork.title == 'fork of tool please'
     assert not (store.attachments_dir / fork.id).exists()
     await turn(engine, 'hello again', fork.id)
     assert _prompt(RECEIVED[-1]) == 'hello again' and len(RECEIVED[-1]) == 1  # no history
@@ -356,3 +356,20 @@ async def test_two_references_to_one_file_copy_it_once(engine: ChatEngine, store
     assert [a['index'] for a in copy.attachments] == [0, 1]
     found = {resolve_path(store.attachments_dir, a, fork.id, copy.id) for a in copy.attachments}
     assert len(found) == 1 and next(iter(found)).read_bytes() == b'abc'  # type: ignore[union-attr]
+
+
+def test_a_fork_title_names_its_source_once() -> None:
+    assert fork_title('Where is my order?', source_is_fork=False) == 'fork of Where is my order?'
+    assert fork_title(' Where  is\nmy order? ', source_is_fork=False) == 'fork of Where is my order?'
+    # A fork of a fork keeps the `fork of` its source has; a renamed fork is named anew.
+    assert fork_title('fork of Where is my order?', source_is_fork=True) == 'fork of Where is my order?'
+    assert fork_title('Fork of a plan', source_is_fork=True) == 'Fork of a plan'
+    assert fork_title('Refund path', source_is_fork=True) == 'fork of Refund path'
+    # A conversation that is not a fork but was named so by its user still gets its `fork of`.
+    assert fork_title('fork of the river', source_is_fork=False) == 'fork of fork of the river'
+    assert fork_title('', source_is_fork=False) == 'fork of Untitled'
+    assert fork_title('   ', source_is_fork=True) == 'fork of Untitled'
+    # No longer than the column: cut at a word, with an ellipsis; one endless word is cut inside.
+    cut = fork_title(' '.join(['refund'] * 30), source_is_fork=False)
+    assert len(cut) <= 200 and cut.endswith(' refund…')
+    assert len(fork_title('x' * 200, source_is_fork=False)) == 200

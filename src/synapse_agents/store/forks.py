@@ -6,7 +6,9 @@ invocations of the copied answers, and the copied user messages' files. Copies g
 generated in order so that ordering by id stays chronological, and `copied_from_id` names the
 row each was copied from; run ids stay, so a copied answer still finds its turn's files on replay
 (`chat/replay.py`). The fork keeps the source's agent, scope and deps values, and names it in
-`forked_from_id` and `forked_at_message_id`.
+`forked_from_id` and `forked_at_message_id`. Unless given one, its title is `fork of <the source's
+title>` (`fork_title`): a fork of a fork keeps its source's `fork of …` title instead of stacking
+another `fork of`, and an untitled source gives `fork of Untitled`.
 
 The ledger (`llm_calls`) is not copied: money spent once is counted once. The fork's counters are
 then set from its own rows (`totals.reconcile_totals`): `message_count` and `tool_count` count the
@@ -43,6 +45,35 @@ if TYPE_CHECKING:
 _messages = Base.metadata.tables[Message.__tablename__]
 _tools = Base.metadata.tables[ToolInvocation.__tablename__]
 _SCOPE_COLUMNS = ('tenant_type', 'tenant_id', 'actor_type', 'actor_id', 'subject_type', 'subject_id')
+FORK_OF = 'fork of '
+TITLE_LIMIT = 200
+"""The longest title the `conversations.title` column holds."""
+
+
+def fork_title(source_title: str, *, source_is_fork: bool) -> str:
+    """The default title of a fork: `fork of <source title>`, whitespace collapsed.
+
+    A fork of a fork whose title still starts with `fork of ` keeps that title (no `fork of fork
+    of`); a renamed fork gets `fork of <its new title>`. An untitled source gives `fork of Untitled`
+    (what the dashboard shows for it). A title too long for the column is cut at the last word
+    that fits, with an ellipsis.
+    """
+    title = ' '.join(source_title.split())
+    if source_is_fork and title.casefold().startswith(FORK_OF):
+        return _cut(title)
+    return _cut(FORK_OF + (title or 'Untitled'))
+
+
+def _cut(text: str) -> str:
+    """`text` if it fits `TITLE_LIMIT`, else cut at the last word that fits (inside the one word
+    after `fork of ` when that is all) and ended with `…`."""
+    if len(text) <= TITLE_LIMIT:
+        return text
+    cut = text[: TITLE_LIMIT - 1]
+    space = cut.rfind(' ')
+    if text[TITLE_LIMIT - 1] != ' ' and space > len(FORK_OF):
+        cut = cut[:space]
+    return cut.rstrip() + '…'
 
 
 class ForkRefused(Exception):
@@ -127,7 +158,9 @@ def _copy(
         id=fork_id,
         agent_key=source.agent_key,
         agent_name=source.agent_name,
-        title=source.title if title is None else title,
+        title=fork_title(source.title, source_is_fork=source.forked_from_id is not None)
+        if title is None
+        else title,
         origin=origin,
         **{name: getattr(source, name) for name in _SCOPE_COLUMNS},
         forked_from_id=source_id,

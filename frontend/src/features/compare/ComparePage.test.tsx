@@ -9,6 +9,7 @@ import { resetResources } from '@/lib/resource'
 
 const A = '0193aaaa-0000-7000-8000-00000000000a'
 const B = '0193aaaa-0000-7000-8000-00000000000b'
+const C = '0193aaaa-0000-7000-8000-00000000000c'
 const at = '2026-11-30T06:00:00.000Z'
 
 const user = (id: string, content: string, copied: string | null = null): ReplayMessage => ({ id, copied_from_id: copied, role: 'user', status: 'complete', content, created_at: at, attachments: [] })
@@ -24,8 +25,8 @@ const answer = (id: string, text: string, copied: string | null, model: string, 
 const detail = (id: string, title: string, messages: ReplayMessage[], cost: number | null): ConversationDetail => ({
   conversation: {
     id, agent_key: 'demo.support-agent', agent_name: 'support_agent', title, status: 'success', origin: 'playground', tenant: null, actor: null, subject: null,
-    forked_from_id: id === B ? A : null, input_tokens: 240, output_tokens: 60, total_tokens: 300, cost, message_count: messages.length, tool_count: 1,
-    created_at: at, updated_at: at, stateless: false, agent_available: true, forked_from: id === B ? { id: A, title: 'Orders', message_id: 'u2' } : null, forks: [], deps_values: null,
+    forked_from_id: id === A ? null : A, input_tokens: 240, output_tokens: 60, total_tokens: 300, cost, message_count: messages.length, tool_count: 1,
+    created_at: at, updated_at: at, stateless: false, agent_available: true, forked_from: id === A ? null : { id: A, title: 'Orders', message_id: 'u2' }, forks: [], deps_values: null,
   },
   messages,
   totals: { input_tokens: 240, output_tokens: 60, cost, duration_ms: 4800, tool_calls: 1 },
@@ -33,6 +34,8 @@ const detail = (id: string, title: string, messages: ReplayMessage[], cost: numb
 
 const source = detail(A, 'Orders', [user('u1', 'Hello'), answer('a1', 'Hi there.', null, 'demo', 0.001), user('u2', 'Where is A-1001?'), answer('a2', '**Shipped** yesterday.', null, 'demo', null, true)], null)
 const fork = detail(B, 'Orders (re-run)', [user('c1', 'Hello', 'u1'), answer('c2', 'Hi there.', 'a1', 'demo', 0.001), user('n1', 'Where is order A-1001 now?'), answer('n2', 'On its way.', null, 'test', 0.0012)], 0.0012)
+// A fork stored with its source's very title, as forks were before they were named `fork of …`.
+const oldFork = detail(C, 'Orders', [user('d1', 'Hello', 'u1'), answer('d2', 'Hi there.', 'a1', 'demo', 0.001)], 0.001)
 
 function Where() {
   const location = useLocation()
@@ -46,6 +49,7 @@ beforeEach(() => {
     vi.fn(async (url: string) => {
       if (url === `/api/conversations/${A}`) return Response.json(source)
       if (url === `/api/conversations/${B}`) return Response.json(fork)
+      if (url === `/api/conversations/${C}`) return Response.json(oldFork)
       if (url === '/api/agents') return Response.json({ agents: [], problems: [], targets: [], project_root: '/p' })
       if (url.startsWith('/api/conversations?')) return Response.json({ conversations: [], total: 0, total_exact: true, page: 1, page_size: 25, pages: 0 })
       return Response.json({ error: { code: 'not_found', message: url } }, { status: 404 })
@@ -105,6 +109,13 @@ describe('the comparison', () => {
     expect(screen.getByTestId('where')).toHaveTextContent(`/compare?a=${B}&b=${A}`)
     const branches = await screen.findAllByTestId('compare-branch')
     expect(branches[0]).toHaveTextContent('Orders (re-run)')
+  })
+
+  it('never shows two conversations under one title', async () => {
+    renderAt(`/compare?a=${A}&b=${C}`)
+    const titles = await screen.findAllByTestId('compare-title')
+    expect(titles.map((title) => title.textContent)).toEqual(['Orders', 'fork of Orders'])
+    expect(titles[1]).toHaveAttribute('title', 'fork of Orders')
   })
 
   it('without two ids, asks for them', async () => {

@@ -12,6 +12,7 @@ import { Input } from '@/components/ui/input'
 import { Skeleton } from '@/components/ui/skeleton'
 import { conversationPath } from '@/features/conversations/paths'
 import { costLabel, TurnCard } from './TurnCard'
+import { branchTitles } from './titles'
 import { alignTurns, branchTotals, type Turn } from './turns'
 
 const GRID = 'grid grid-cols-1 gap-3 lg:grid-cols-2'
@@ -25,13 +26,13 @@ function BranchLabel({ branch, children }: { branch: 'A' | 'B'; children?: React
   )
 }
 
-function BranchHeader({ branch, detail }: { branch: 'A' | 'B'; detail: ConversationDetail }) {
+function BranchHeader({ branch, detail, title }: { branch: 'A' | 'B'; detail: ConversationDetail; title: string }) {
   const c = detail.conversation
   return (
     <div className="min-w-0 space-y-0.5" data-testid="compare-branch">
       <BranchLabel branch={branch}>
-        <Link to={conversationPath(c.agent_key, c.id)} className="truncate text-sm font-medium text-foreground hover:underline">
-          {c.title || 'Untitled'}
+        <Link to={conversationPath(c.agent_key, c.id)} title={title} className="truncate text-sm font-medium text-foreground hover:underline" data-testid="compare-title">
+          {title}
         </Link>
       </BranchLabel>
       <p className="truncate pl-6 text-xs text-muted-foreground">
@@ -104,12 +105,13 @@ function Comparison({ a, b, onSwap }: { a: string; b: string; onSwap: () => void
       </div>
     )
   const rows = alignTurns(left.data.messages, right.data.messages)
+  const [titleA, titleB] = branchTitles(left.data.conversation, right.data.conversation)
   return (
     <div className="space-y-4 px-6 py-5">
       <div className={cn(GRID, 'items-end')}>
-        <BranchHeader branch="A" detail={left.data} />
+        <BranchHeader branch="A" detail={left.data} title={titleA} />
         <div className="flex min-w-0 items-end justify-between gap-2">
-          <BranchHeader branch="B" detail={right.data} />
+          <BranchHeader branch="B" detail={right.data} title={titleB} />
           <Button variant="ghost" size="sm" onClick={onSwap} aria-label="Swap A and B">
             <ArrowLeftRight /> Swap
           </Button>

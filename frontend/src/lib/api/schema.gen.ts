@@ -2098,7 +2098,7 @@ export interface components {
             message_id: string;
             /**
              * Title
-             * @description The fork's title (the source's when left out).
+             * @description The fork's title (`fork of <the source's title>` when left out; a fork of a fork keeps its source's `fork of …` title).
              */
             title?: string | null;
         };
@@ -8688,11 +8688,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     limit_choices_api_limits_choices_get: {
@@ -8760,6 +8755,11 @@ export interface operations {
             503: {
                 headers: {
                     [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     overruns_api_limits_overruns_get: {

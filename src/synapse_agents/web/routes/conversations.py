@@ -223,7 +223,8 @@ class ForkRequest(BaseModel):
         min_length=1,
         max_length=200,
         pattern=r'^[^\x00]*[^\s\x00\x1c-\x1f][^\x00]*$',
-        description="The fork's title (the source's when left out).",
+        description="The fork's title (`fork of <the source's title>` when left out; a fork of a fork keeps "
+        "its source's `fork of …` title).",
     )
 
 
