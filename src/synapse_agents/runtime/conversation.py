@@ -158,8 +158,9 @@ class Conversation:
         self, message_id: str, *, model: Model | str | None = None, title: str | None = None
     ) -> Conversation:
         """A new conversation holding copies of this one's turns before its user message `message_id`
-        (`reply.user_message_id`), in the same scope; this one is not changed. Send the edited
-        message to the fork to re-run that turn, optionally on another `model`.
+        (`reply.user_message_id`), in the same scope, titled `fork of <this one's title>` unless
+        `title` is given; this one is not changed. Send the edited message to the fork to re-run
+        that turn, optionally on another `model`.
 
         Raises `ConversationNotFound` before this conversation is stored, `ValueError` when
         `message_id` is not one of its user messages, `RuntimeError` while a turn is in flight."""
