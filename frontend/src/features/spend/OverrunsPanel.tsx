@@ -7,6 +7,7 @@ import { EmptyState } from '@/components/common/States'
 import { Pagination } from '@/components/ui/pagination'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { DateRange } from '@/features/history/DateRange'
+import { useAgentNames } from './agentNames'
 import { PERIOD_LABEL } from './limitForm'
 import { Loading } from './Loading'
 import { formatMoney } from './money'
@@ -23,7 +24,8 @@ const AMOUNTS = [
   ['overrun', 'Over by'],
 ] as const
 
-function Row({ overrun: o }: { overrun: Overrun }) {
+function Row({ overrun: o, nameOf }: { overrun: Overrun; nameOf: (key: string) => string }) {
+  const agent = o.agent_key ? nameOf(o.agent_key) : null
   return (
     <TableRow data-testid="overrun-row">
       <TableCell className="whitespace-nowrap text-muted-foreground" data-label="When">
@@ -38,7 +40,7 @@ function Row({ overrun: o }: { overrun: Overrun }) {
       </TableCell>
       <TableCell className="font-mono" data-label="Agent & who">
         <div>
-          {o.agent_key ?? '—'}
+          {agent === null ? '—' : <span title={agent === o.agent_key ? undefined : (o.agent_key ?? undefined)} data-testid="overrun-agent">{agent}</span>}
           <p className="text-muted-foreground">{[o.tenant, o.user].filter(Boolean).join(' · ')}</p>
         </div>
       </TableCell>
@@ -53,6 +55,7 @@ function Row({ overrun: o }: { overrun: Overrun }) {
 
 export function OverrunsPanel({ state, onChange }: { state: SpendState; onChange: (change: Partial<SpendState>) => void }) {
   const list = useOverruns(overrunsQuery(state))
+  const nameOf = useAgentNames()
   const data = list.data
   const size = data?.page_size ?? OVERRUNS_PAGE_SIZE
   const first = (state.page - 1) * size + 1
@@ -85,7 +88,7 @@ export function OverrunsPanel({ state, onChange }: { state: SpendState; onChange
             </TableHeader>
             <TableBody>
               {data.overruns.map((overrun) => (
-                <Row key={overrun.id} overrun={overrun} />
+                <Row key={overrun.id} overrun={overrun} nameOf={nameOf} />
               ))}
             </TableBody>
           </Table>

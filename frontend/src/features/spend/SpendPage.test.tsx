@@ -377,4 +377,13 @@ describe('Spend', () => {
     expect(within(other!).queryByTestId('limit-worst')).not.toBeInTheDocument()
     expect(other).toHaveTextContent('agent named-in-my-app')
   })
+
+  it('names the agent of each refused call as the rest of the dashboard does', async () => {
+    agents = [{ slug: 'demo.support', name: 'support_agent', label: 'Support desk' }]
+    renderAt('/spend?tab=overruns')
+    const table = await screen.findByRole('table', { name: 'Overrun log' })
+    const first = within(table).getAllByTestId('overrun-row')[0]!
+    await waitFor(() => expect(within(first).getByTestId('overrun-agent')).toHaveTextContent('Support desk'))
+    expect(within(first).getByTestId('overrun-agent')).toHaveAttribute('title', 'demo.support')
+  })
 })
