@@ -56,6 +56,8 @@ def test_the_spec_schemas_round_trip_and_a_change_is_a_version(client: TestClien
             {'deps_schema': {'type': 'object', 'properties': {'id': {'type': 'strin'}}}},
             'body.spec.deps_schema.properties.id.type',
         ),
+        ({'output_schema': {'$schema': 5, 'type': 'object'}}, 'body.spec.output_schema.$schema'),
+        ({'deps_schema': {'$schema': ['x'], 'type': 'object'}}, 'body.spec.deps_schema.$schema'),
     ],
 )
 def test_a_malformed_schema_is_a_422_naming_the_field(

@@ -78,6 +78,8 @@ def _check_spec(spec: Mapping[str, Any]) -> None:
 
 def _check_json_schema(location: str, schema: dict[str, Any]) -> None:
     """Refuse a document that is not a JSON Schema of its dialect, at the keyword that is wrong."""
+    if not isinstance(schema.get('$schema', ''), str):
+        raise invalid_field(f'{location}.$schema', 'must be the URI of a JSON Schema dialect (a string)')
     try:
         validator_for(schema).check_schema(schema)
     except SchemaError as exc:
