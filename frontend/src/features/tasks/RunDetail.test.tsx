@@ -116,12 +116,20 @@ describe('a run in full', () => {
     await waitFor(() => expect(screen.getByRole('tooltip', { hidden: true })).toHaveTextContent('standing_agent:s1'))
   })
 
-  it('says when a run has no standing agent, or when its standing agent is gone', async () => {
+  it('says when a run was queued without a standing agent', async () => {
     task = run({ standing_agent_id: null })
     renderAt('/tasks?task=t1')
     const actor = await screen.findByTestId('task-actor')
     expect(actor).toHaveTextContent('Queued directly')
     expect(actor).toHaveAttribute('data-actor', 'task:manual')
+  })
+
+  it('says when the standing agent that fired a run was deleted since', async () => {
+    task = run({ standing_agent_id: 's-gone' })
+    renderAt('/tasks?task=t1')
+    const actor = await screen.findByTestId('task-actor')
+    await waitFor(() => expect(actor).toHaveTextContent('A deleted standing agent'))
+    expect(actor).toHaveAttribute('data-actor', 'standing_agent:s-gone')
   })
 
   it('names the agent in the list of runs and on a standing agent card', async () => {
