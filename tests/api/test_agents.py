@@ -60,6 +60,7 @@ def test_agent_detail_is_the_full_info(client: TestClient) -> None:
         'tools': [],
         'text_function': None,
         'validators': [],
+        'deferred': None,
     }
     no_deps = {'type': None, 'factory': None, 'required': False, 'source': None, 'lifetime': None}
     assert info['deps'] == no_deps

@@ -24,8 +24,12 @@ AGENTS = """
 from pydantic_ai import Agent
 
 
+BUILT = []
+
+
 def make():
-    return {'made': True}
+    BUILT.append(1)
+    return {'made': len(BUILT)}
 
 
 billing = Agent('test', name='billing', deps_type=dict, metadata={'synapse.deps_factory': make})
@@ -83,19 +87,22 @@ def test_currency_rates_apply_on_the_next_request(project: FixtureProject) -> No
 
 def test_deps_lifetime_applies_on_the_next_turn(project: FixtureProject) -> None:
     project.write({'pyproject.toml': pyproject('deps_lifetime = "turn"')})
-    with SynapseRuntime.open(load_settings(cwd=project.root)) as runtime:
-        catalog = runtime.catalog
-        assert catalog is not None
-
-        def lifetime() -> str:
-            [found] = catalog.scan().agents  # what a turn does first
-            return lifetime_of(TurnTarget.from_discovered(found), runtime.settings)
-
-        assert lifetime() == 'turn'
+    syn = Synapse(settings=load_settings(cwd=project.root))
+    try:
+        chat = syn.conversation_sync('app.agents.billing')
+        chat.send('one')
+        chat.send('two')
+        built = sys.modules['app.agents'].BUILT
+        assert len(built) == 2, 'turn: built for each turn'
         project.write({'pyproject.toml': pyproject('deps_lifetime = "server"')})
-        assert lifetime() == 'server'
-        project.write({'pyproject.toml': pyproject('')})
-        assert lifetime() == 'turn', 'a removed key is the default again'
+        # Like an agent edit, the change reaches the Python API when it looks the agent up again.
+        chat = syn.conversation_sync('app.agents.billing')
+        chat.send('three')
+        chat.send('four')
+        assert len(built) == 3, 'server: built once, then kept'
+        assert lifetime_of(TurnTarget(agent=None, slug='x', name='x'), syn.runtime.settings) == 'server'
+    finally:
+        syn.close_sync()
 
 
 def test_placers_apply_on_the_next_signal(project: FixtureProject) -> None:
