@@ -7,80 +7,26 @@ in a thread; their refusals (`LimitError`) become JSON errors with the same stat
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import date, datetime
-from decimal import Decimal
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, Field, PlainSerializer
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from ..store.ids import is_valid_id, shown_id
-from ..web.context import SynapseContext, get_context
+from ..web.context import SynapseContext
 from ..web.errors import ApiError, error_responses, require_id
 from ..web.routes.schemas import Timestamp
 from . import limits_store
 from .limit_choices import MAX_CHOICES, choices
 from .limit_names import check_names
-from .limits_store import LimitError, LimitInput, LimitPatch, LimitStatus, OverrunFilters, Scope
-from .spend import Figures, GroupBy, SpendFilters, SpendReport, Stack, day_bound, decimal_text, spend_report
+from .limits_store import LimitInput, LimitPatch, LimitStatus, OverrunFilters, Scope
+from .route_types import ID_SCHEMA, Context, Day, DecimalText, From, Name, ScopeName, To, bound, call
+from .spend import Figures, GroupBy, SpendFilters, SpendReport, Stack, spend_report
 from .tables import SpendingLimit, SpendingOverrun
 from .worst_case import WorstCall, worst_calls
 
 router = APIRouter(tags=['accounting'])
-
-Context = Annotated[SynapseContext, Depends(get_context)]
-Name = Annotated[str | None, Query(min_length=1, max_length=255, pattern=r'^[^\x00]+$')]
-ScopeName = Annotated[
-    str | None,
-    Query(min_length=1, max_length=255, pattern=r'^[^\x00]+$', description='type:id, or type alone.'),
-]
-DecimalText = Annotated[
-    Decimal,
-    PlainSerializer(decimal_text, return_type=str),
-    Field(description='A decimal amount as a string, e.g. "2.5".'),
-]
-Day = Annotated[date, Field(description='A calendar day, YYYY-MM-DD.')]
-_ISO = {
-    'anyOf': [
-        {'type': 'string', 'format': 'date'},
-        {'type': 'string', 'format': 'date-time'},
-        {'type': 'string', 'maxLength': 0},
-    ],
-    'description': 'An ISO 8601 date (a whole day) or datetime; with no offset, in the report time zone.',
-}
-_ID: dict[str, Any] = {
-    'type': 'string',
-    'pattern': r'^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$',
-}
-"""A Synapse id (`ids.is_valid_id`), as the schema states it; the route checks it itself."""
-From = Annotated[str, Query(alias='from', max_length=64, json_schema_extra=_ISO)]
-To = Annotated[str, Query(alias='to', max_length=64, json_schema_extra=_ISO)]
-
-Result = TypeVar('Result')
-
-
-async def call(function: Callable[..., Result], *args: Any) -> Result:
-    """Run a blocking service call in a thread; its refusals as JSON errors."""
-    try:
-        return await run_in_threadpool(function, *args)
-    except LimitError as exc:
-        extra: dict[str, Any] = {'fields': exc.fields} if exc.fields else {}
-        raise ApiError(exc.status, exc.message, **extra) from None
-
-
-def bound(value: str, name: str, zone: str, *, end: bool) -> datetime | None:
-    """A `from`/`to` query value as a UTC datetime; a 422 naming it when it is no ISO date."""
-    try:
-        return day_bound(value, zone, end=end)
-    except ValueError as exc:
-        raise ApiError(
-            422,
-            f'{name}: not an ISO date or datetime.',
-            fields=[{'location': f'query.{name}', 'message': str(exc)}],
-        ) from None
-
 
 # -- the spend report --------------------------------------------------------------------------
 
@@ -374,7 +320,7 @@ async def limit_choices(
 async def overruns(
     context: Context,
     limit: Annotated[
-        str | None, Query(description="Only this limit's overruns.", json_schema_extra=_ID)
+        str | None, Query(description="Only this limit's overruns.", json_schema_extra=ID_SCHEMA)
     ] = None,
     date_from: From = '',
     date_to: To = '',
