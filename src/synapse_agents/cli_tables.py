@@ -71,6 +71,16 @@ def layout(
                 break
             widest = max(slack, key=lambda i: (widths[i], -i))
             widths[widest] -= 1
+    # A folded id takes the fewest lines it must, in even lengths; the characters that frees go
+    # back to the narrowest column cut below its natural width.
+    for i in kept:
+        if columns[i].last and 0 < widths[i] < natural[i]:
+            widths[i] = max(floor[i], -(-natural[i] // -(-natural[i] // widths[i])))
+    while sum(widths.values()) < room:
+        short = [i for i in kept if widths[i] < natural[i] and not columns[i].last]
+        if not short:
+            break
+        widths[min(short, key=lambda i: (widths[i], i))] += 1
     return kept, [widths[i] for i in kept]
 
 

@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..cli_tables import Column, fitted_table
+
 if TYPE_CHECKING:
     from ..runtime import SynapseRuntime
     from .spend import Figures
@@ -27,6 +29,18 @@ spend_app = typer.Typer(
     invoke_without_command=True,
 )
 limits_app = typer.Typer(help='Spending limits: list, set and remove them.', no_args_is_help=True)
+LIMIT_COLUMNS = (
+    Column('Id', least=12, last=True),
+    Column('Scope', least=6),
+    Column('Scope id', least=10),
+    Column('Period', least=10, drop=3),
+    Column('Amount', least=8, right=True),
+    Column('Consumed', least=8, right=True, drop=4),
+    Column('Headroom', least=8, right=True),
+    Column('Window', least=10, drop=5),
+    Column('Enabled', least=7, drop=1),
+)
+"""`limits list`: in 80 columns the window, what is consumed and the period leave first."""
 
 
 class GroupChoice(StrEnum):
@@ -208,27 +222,26 @@ def limits_list(
     if not statuses:
         Console().print('No spending limits.')
         return
-    table = Table(title='Spending limits')
-    for name in ('Id', 'Scope', 'Scope id', 'Period', 'Amount', 'Consumed', 'Headroom', 'Window', 'Enabled'):
-        table.add_column(
-            name, overflow='fold', justify='right' if name in ('Amount', 'Consumed', 'Headroom') else 'left'
-        )
+    cells = []
     for found in statuses:
         row = found.limit
         window = f'{found.window_start:%Y-%m-%d %H:%M} → {found.window_end:%Y-%m-%d %H:%M} UTC'
-        table.add_row(
-            row.id,
-            row.scope,
-            escape(row.scope_id),
-            f'{row.period} ({row.timezone})' if row.period.startswith('calendar') else row.period,
-            f'corrupt: {escape(found.corrupt)}'
-            if found.corrupt
-            else f'{decimal_text(row.amount)} {row.currency}',
-            decimal_text(found.consumed),
-            decimal_text(found.headroom),
-            window,
-            'yes' if row.enabled else 'no',
+        cells.append(
+            (
+                row.id,
+                row.scope,
+                row.scope_id,
+                f'{row.period} ({row.timezone})' if row.period.startswith('calendar') else row.period,
+                f'corrupt: {found.corrupt}'
+                if found.corrupt
+                else f'{decimal_text(row.amount)} {row.currency}',
+                decimal_text(found.consumed),
+                decimal_text(found.headroom),
+                window,
+                'yes' if row.enabled else 'no',
+            )
         )
+    table = fitted_table('Spending limits', LIMIT_COLUMNS, cells)
     Console().print(table)
 
 
