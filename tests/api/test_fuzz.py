@@ -34,6 +34,7 @@ from schemathesis.generation import GenerationMode
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, agent_catalog, decode
+from fuzz_helpers import OpenApiOnce
 from synapse_agents.demo import DemoModel
 from synapse_agents.web import SynapseContext, create_app
 
@@ -147,12 +148,12 @@ def config(ids: dict[str, list[Any]]) -> SchemathesisConfig:
 
 
 @pytest.fixture
-def api_schema(context: SynapseContext) -> Iterator[Any]:
+def api_schema(context: SynapseContext, openapi_once: OpenApiOnce) -> Iterator[Any]:
     """The app's schema, loaded from `/api/openapi.json` through the app itself."""
     context.catalog = agent_catalog()
     # Schemathesis's ASGI client sends `Host: testserver`: allow it, as a dev proxy's name would be.
     context.settings.allowed_hosts = ['testserver']
-    app = create_app(context)
+    app = openapi_once.reuse(create_app(context))
     with undelayed_demo_models():
         with TestClient(app, base_url=LOCAL_URL, client=LOCAL_PEER) as client:
             ids = seed(client)

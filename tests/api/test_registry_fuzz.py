@@ -24,6 +24,7 @@ from schemathesis.generation import GenerationMode
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL
+from fuzz_helpers import OpenApiOnce
 from synapse_agents.encryption import new_key
 from synapse_agents.web import SynapseContext, create_app
 
@@ -144,10 +145,10 @@ def from_this_machine(app: ASGIApp) -> ASGIApp:
 
 
 @pytest.fixture
-def api_schema(context: SynapseContext) -> Iterator[Any]:
+def api_schema(context: SynapseContext, openapi_once: OpenApiOnce) -> Iterator[Any]:
     context.settings.allowed_hosts = ['testserver']
     context.settings.secret_key = SecretStr(new_key())
-    app = create_app(context)
+    app = openapi_once.reuse(create_app(context))
     with TestClient(app, base_url=LOCAL_URL, client=LOCAL_PEER) as client:
         seed(client)
         yield schemathesis.openapi.from_asgi('/api/openapi.json', from_this_machine(app), config=config())

@@ -25,6 +25,7 @@ from schemathesis.generation import GenerationMode
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, agent_catalog
+from fuzz_helpers import OpenApiOnce
 from synapse_agents.tasks.routes import router
 from synapse_agents.web import SynapseContext
 from synapse_agents.web.errors import install_error_handlers
@@ -150,9 +151,9 @@ def from_this_machine(app: ASGIApp) -> ASGIApp:
 
 
 @pytest.fixture
-def api_schema(context: SynapseContext) -> Iterator[Any]:
+def api_schema(context: SynapseContext, openapi_once: OpenApiOnce) -> Iterator[Any]:
     context.catalog = agent_catalog()
-    app = tasks_app(context)
+    app = openapi_once.reuse(tasks_app(context))
     with TestClient(app, base_url=LOCAL_URL, client=LOCAL_PEER) as client:
         ids = seed_store(client)
         yield schemathesis.openapi.from_asgi('/openapi.json', from_this_machine(app), config=config(ids))
