@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+
+from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
     from ..runtime import SynapseRuntime
@@ -28,6 +29,8 @@ console = Console()
 err_console = Console(stderr=True)
 
 registry_app = typer.Typer(help='The registry: providers, models, presets, tones, agents, settings.')
+DROPPED_FIRST = {'version': 2, 'is_sandbox': 1}
+"""The list columns that leave a terminal too narrow for every column (the highest first)."""
 
 
 class Kind(StrEnum):
@@ -142,22 +145,20 @@ def list_command(
     if not rows:
         console.print(f'No {kind.value}.')
         return
-    table = Table(show_lines=False)
-    for column in chosen.columns:
-        table.add_column(column, overflow='fold')
-    for row in rows:
-        table.add_row(*(_cell(row.get(column)) for column in chosen.columns))
-    console.print(table)
+    columns = [Column(name, least=10, drop=DROPPED_FIRST.get(name, 0)) for name in chosen.columns]
+    cells = [[_cell(row.get(column)) for column in chosen.columns] for row in rows]
+    console.print(fitted_table(None, columns, cells, width=console.width))
 
 
 def _cell(value: Any) -> str:
+    """A value as plain text (`fitted_table` escapes it)."""
     if value is None:
         return '—'
     if isinstance(value, bool):
         return 'yes' if value else 'no'
     if isinstance(value, list | dict):
         return json.dumps(value, ensure_ascii=False) if value else '—'
-    return escape(str(value))
+    return str(value)
 
 
 @registry_app.command('show')
