@@ -3,7 +3,7 @@
 Two turns with a demo agent → "Edit and re-run" the second user message on pydantic-ai's offline
 `test` model (offered through the `models` setting) → the new answer streams into a fork → the
 original conversation is unchanged after a reload → the comparison shows both answers and the
-shared first turn → History groups the fork under its source. Screenshots, in both themes, go to
+shared first turn under two titles that read apart (the fork's is `fork of <source title>`) → History groups the fork under its source. Screenshots, in both themes, go to
 test-artifacts/screenshots/ (not committed).
 """
 
@@ -171,6 +171,8 @@ def test_edit_and_rerun_forks_then_compares(page: Page, server: Any) -> None:
     # The comparison: the shared first turn folded, the two second turns side by side.
     forks.get_by_role('link', name=re.compile('^Compare')).click()
     expect(page).to_have_url(f'{server.url}/compare?a={source_id}&b={fork_id}')
+    # The re-run is titled after its source, so the two read apart.
+    expect(page.get_by_test_id('compare-title')).to_have_text([FIRST, f'fork of {FIRST}'])
     shared = page.get_by_test_id('shared-turns')
     expect(shared).to_contain_text('1 shared turn')
     turn = page.get_by_test_id('compare-turn')
