@@ -6,9 +6,11 @@ tests/node/check_streams.mjs runs `parseJsonEventStream` + `uiMessageChunkSchema
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +44,13 @@ TURNS = [
 def node_modules() -> Path:
     if shutil.which('node') is None or shutil.which('npm') is None:
         pytest.fail('the conformance check needs Node.js and npm on PATH')
-    if not (NODE_DIR / 'node_modules').is_dir():
-        subprocess.run(
-            ['npm', 'ci', '--no-audit', '--no-fund'], cwd=NODE_DIR, check=True, capture_output=True
-        )
+    # One install at a time: xdist's workers (and other runs on this checkout) may all get here first.
+    with (Path(tempfile.gettempdir()) / 'synapse-tests-node-ci.lock').open('w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (NODE_DIR / 'node_modules' / '.package-lock.json').is_file():
+            subprocess.run(
+                ['npm', 'ci', '--no-audit', '--no-fund'], cwd=NODE_DIR, check=True, capture_output=True
+            )
     return NODE_DIR / 'node_modules'
 
 

@@ -3,7 +3,7 @@
 The test process queues tasks through `task_service(runtime)` with `queue_url` set, as a server
 would (its dispatcher publishes to Celery); the workers run them through the real runner with the
 scripted agents of `fixtures.task_agents`. Each test has its own database and its own queue name
-on Redis database 11, which the module empties first and last.
+on Redis database 11 (xdist's worker N uses 11 + N), which the module empties first and last.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 import redis
 
 from fixtures.task_agents import QUICK, SLEEPER, TARGET, SynapseProcess, process_env, wait_until
+from fixtures.workers import redis_database
 from synapse_agents.runtime import SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store, upgrade
@@ -28,7 +29,7 @@ from synapse_agents.tasks.tables import AgentTask
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.slow]
 
-REDIS_URL = 'redis://127.0.0.1:6379/11'
+REDIS_URL = f'redis://127.0.0.1:6379/{redis_database(11)}'
 RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672//'
 
 
