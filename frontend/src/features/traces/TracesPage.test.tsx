@@ -11,6 +11,7 @@ import TracesPage from './TracesPage'
 
 let roots: TraceRoot[]
 let reads: URLSearchParams[]
+let degraded: Record<string, string>[]
 
 function fakeServer() {
   vi.stubGlobal(
@@ -19,6 +20,7 @@ function fakeServer() {
       const [path = '', qs = ''] = url.split('?')
       const query = new URLSearchParams(qs)
       if (path === '/api/agents') return Response.json({ agents: [{ slug: 'digest', name: 'digest' }, { slug: 'billing', name: 'billing' }], problems: [], targets: [], project_root: '/' })
+      if (path === '/api/health') return Response.json({ status: 'ok', version: '9.9.9', database: 'sqlite', revision: null, head: 'x', up_to_date: true, degraded })
       if (path !== '/api/traces') return Response.json({ error: { code: 'not_found', message: 'No such route.' } }, { status: 404 })
       reads.push(query)
       let list = roots
@@ -58,6 +60,7 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).
 beforeEach(() => {
   resetResources()
   reads = []
+  degraded = []
   roots = [
     rootOf({ agent_run_id: 'r3', agent_name: 'planner', started_at: minutesAgo(1), cost: '0.0031', model: 'openai:gpt-5-mini' }),
     rootOf({ agent_run_id: 'r2', agent_name: 'billing', agent_key: 'billing', origin: 'config', status: 'error', error: 'UsageLimitExceeded: request_limit of 3', started_at: minutesAgo(5) }),
@@ -144,6 +147,21 @@ describe('TracesPage', () => {
     renderPage()
     expect(await screen.findByText('No traces yet')).toBeInTheDocument()
     expect(screen.getByText('debug_playground')).toBeInTheDocument()
+  })
+
+  it('says why nothing is traced when health reports tracing unavailable, and says nothing otherwise', async () => {
+    roots = []
+    renderPage()
+    expect(await screen.findByText('No traces yet')).toBeInTheDocument()
+    expect(screen.queryByTestId('traces-unavailable')).not.toBeInTheDocument()
+
+    resetResources()
+    degraded = [{ feature: 'traces', lost: 'this pydantic-ai has no Agent._resolve_instrumentation_settings', missing: 'pydantic_ai.Agent._resolve_instrumentation_settings', pydantic_ai_version: '2.0.0' }]
+    renderPage()
+    const banner = await screen.findByTestId('traces-unavailable')
+    expect(banner).toHaveTextContent('Synapse cannot record traces here')
+    expect(banner).toHaveTextContent('pydantic_ai.Agent._resolve_instrumentation_settings')
+    expect(banner).toHaveTextContent('pydantic-ai 2.0.0')
   })
 
   it('loads the next page after the last root of the one before, until there is none', async () => {

@@ -7,7 +7,7 @@ import { useSearchParams } from 'react-router'
 import { PageHeader } from '@/components/common/States'
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
-import { useAgents } from '@/lib/queries'
+import { useAgents, useHealth } from '@/lib/queries'
 import { invalidate } from '@/lib/resource'
 import { ORIGINS } from './api'
 import { originLabel } from './format'
@@ -99,6 +99,20 @@ function Filters({ params, onChange }: { params: URLSearchParams; onChange: (nam
   )
 }
 
+/** Why Synapse records no traces at all, as `/api/health` says it (nothing when it can trace). */
+function TracingUnavailable() {
+  const lost = useHealth().data?.degraded?.find((entry) => entry.feature === 'traces')
+  if (!lost) return null
+  return (
+    <div role="alert" className="rounded-md border border-destructive/40 bg-destructive/5 px-3 py-2 text-[13px]" data-testid="traces-unavailable">
+      <p className="font-medium">Synapse cannot record traces here</p>
+      <p className="text-muted-foreground">
+        {lost.lost} (missing <code>{lost.missing}</code>, pydantic-ai {lost.pydantic_ai_version}).
+      </p>
+    </div>
+  )
+}
+
 export default function TracesPage() {
   const [params, setParams] = useSearchParams()
   const query = params.toString()
@@ -134,6 +148,7 @@ export default function TracesPage() {
         }
       />
       <div className="min-w-0 space-y-4 px-4 py-4 sm:px-6">
+        <TracingUnavailable />
         <Filters params={filters} onChange={change} />
         <div className="min-w-0 space-y-2">
           {cursors.map((before, index) => (
