@@ -25,11 +25,11 @@ function Status({ status }: { status: ConversationRow['status'] }) {
 
 // From `lg` up the message cell takes the width the other columns leave (they are as wide as
 // their content): its title on one line, then the agent, origin and scope, which wrap rather than
-// being cut. Below `lg` each row is a card, the same cells laid out in three lines: the message
-// cell with its menu; the status; tokens, cost and date. The row's ::before and ::after break the
-// lines; `order` places the cells.
+// being cut. Below `lg` each row is a card, the same cells laid out in two lines (the second
+// wraps when the window is too narrow for it): the message cell with its menu; status, tokens,
+// cost and date. The row's ::before breaks the lines; `order` places the cells.
 const CARD_ROW =
-  'max-lg:flex max-lg:flex-wrap max-lg:items-center max-lg:gap-x-3 max-lg:[row-gap:--spacing(1)] max-lg:px-3 max-lg:py-2.5 max-lg:before:order-3 max-lg:before:basis-full max-lg:after:order-7 max-lg:after:basis-full'
+  'max-lg:flex max-lg:flex-wrap max-lg:items-center max-lg:gap-x-3 max-lg:[row-gap:--spacing(1)] max-lg:px-3 max-lg:py-2.5 max-lg:before:order-3 max-lg:before:basis-full'
 const CARD_CELL = 'max-lg:p-0'
 const FIT = 'w-px whitespace-nowrap'
 
@@ -122,7 +122,7 @@ export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
               <TableCell className={cn('max-w-0 max-lg:order-1 max-lg:min-w-0 max-lg:max-w-none max-lg:flex-1', CARD_CELL)}>
                 <Title entry={entry} path={path} />
               </TableCell>
-              <TableCell className={cn('max-lg:order-5 lg:whitespace-nowrap', CARD_CELL)}>
+              <TableCell className={cn('max-lg:order-4 lg:whitespace-nowrap', CARD_CELL)}>
                 <Status status={row.status} />
               </TableCell>
               <TableCell
