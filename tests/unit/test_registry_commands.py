@@ -68,6 +68,16 @@ def test_add_list_show_edit_remove(on_store: Store, tmp_path: Path) -> None:
     assert invoke('registry', 'list', 'providers')[1] == 'No providers.\n'
 
 
+def test_json_with_escaped_emoji_is_read_as_json(on_store: Store) -> None:
+    """`json.dumps` writes 🙂 as a surrogate pair, which a YAML parser reads as two broken halves."""
+    document = json.dumps({'key': 'happy', 'emoji': '🙂', 'instructions': 'Smile.'})
+    assert '\\ud83d\\ude42' in document
+    code, out, err = invoke('registry', 'add', 'tones', '-', input=document)
+    assert (code, err) == (0, '') and "Added tone 'happy'" in out
+    code, out, _ = invoke('registry', 'show', 'tones', 'happy')
+    assert code == 0 and json.loads(out)['emoji'] == '🙂'
+
+
 def test_models_list_with_their_price(on_store: Store) -> None:
     model = json.dumps(
         {

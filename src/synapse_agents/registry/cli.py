@@ -86,8 +86,6 @@ def opened(ctx: typer.Context) -> Iterator[SynapseRuntime]:
 
 def read_source(source: str) -> Any:
     """The YAML or JSON document in `source` (`-`: standard input)."""
-    import yaml  # type: ignore[import-untyped]
-
     try:
         text = sys.stdin.read() if source == '-' else Path(source).read_text(encoding='utf-8')
     except OSError as exc:
@@ -95,14 +93,25 @@ def read_source(source: str) -> Any:
     except UnicodeDecodeError:
         fail(f'{source} is not UTF-8 text', 2)
     try:
-        data = yaml.safe_load(text)  # YAML is a superset of JSON: one parser reads both
+        # JSON first: YAML reads JSON too, but leaves an escaped surrogate pair (how `json.dumps`
+        # writes an emoji) as two broken halves.
+        data = json.loads(text)
+    except ValueError:
+        data = _yaml(text, source)
+    if data is None:
+        fail(f'{"standard input" if source == "-" else source} is empty', 2)
+    return data
+
+
+def _yaml(text: str, source: str) -> Any:
+    import yaml  # type: ignore[import-untyped]
+
+    try:
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         where = getattr(exc, 'problem_mark', None)
         line = f' (line {where.line + 1})' if where is not None else ''
         fail(f'{"standard input" if source == "-" else source} is not valid YAML or JSON{line}', 2)
-    if data is None:
-        fail(f'{"standard input" if source == "-" else source} is empty', 2)
-    return data
 
 
 def entry_of(data: Any, what: str) -> dict[str, Any]:
