@@ -3,7 +3,8 @@
 import { Badge } from '@/components/ui/badge'
 import { Tooltip } from '@/components/ui/tooltip'
 import { cn } from '@/lib/cn'
-import { AXIS_LABEL, fromElsewhere, refText, scopeDescription, scopeParts, scopeText, type Scoped } from './scope'
+import { useRefName } from './refNames'
+import { AXIS_LABEL, fromElsewhere, refText, scopeDescription, scopeParts, type Scoped } from './scope'
 
 export function OriginBadge({ origin, className }: { origin: string; className?: string }) {
   if (!fromElsewhere(origin)) return null
@@ -27,9 +28,11 @@ function ScopeHint({ scoped }: { scoped: Scoped }) {
   )
 }
 
-/** One line: `firm:7 · user:42 · case:9` (nothing when no axis is set). */
+/** One line: `firm:7 · user:42 · case:9` (nothing when no axis is set); a standing agent by name. */
 export function ScopeLine({ scoped, className }: { scoped: Scoped; className?: string }) {
-  const text = scopeText(scoped)
+  const parts = scopeParts(scoped)
+  const named = useRefName(parts.map(({ ref }) => ref))
+  const text = parts.map(({ ref }) => named(ref)).join(' · ')
   if (!text) return null
   return (
     <Tooltip content={<ScopeHint scoped={scoped} />}>
@@ -40,19 +43,24 @@ export function ScopeLine({ scoped, className }: { scoped: Scoped; className?: s
   )
 }
 
-/** A chip per scope axis, for the playground header. */
+/** A chip per scope axis, for the playground header; a standing agent by name, its raw ref in the tooltip. */
 export function ScopeChips({ scoped }: { scoped: Scoped }) {
   const parts = scopeParts(scoped)
+  const named = useRefName(parts.map(({ ref }) => ref))
   if (parts.length === 0) return null
   return (
     <span className="flex min-w-0 items-center gap-1" data-testid="scope-chips">
-      {parts.map(({ axis, ref }) => (
-        <Tooltip key={axis} content={AXIS_LABEL[axis]}>
-          <Badge variant="mono" tabIndex={0} aria-label={`${AXIS_LABEL[axis]} ${refText(ref)}`} className="max-w-40">
-            <span className="truncate">{refText(ref)}</span>
-          </Badge>
-        </Tooltip>
-      ))}
+      {parts.map(({ axis, ref }) => {
+        const name = named(ref)
+        const raw = refText(ref)
+        return (
+          <Tooltip key={axis} content={name === raw ? AXIS_LABEL[axis] : `${AXIS_LABEL[axis]} ${raw}`}>
+            <Badge variant="mono" tabIndex={0} aria-label={`${AXIS_LABEL[axis]} ${name === raw ? raw : `${name} (${raw})`}`} className="max-w-40" data-ref={raw}>
+              <span className="truncate">{name}</span>
+            </Badge>
+          </Tooltip>
+        )
+      })}
     </span>
   )
 }
