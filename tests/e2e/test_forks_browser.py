@@ -3,7 +3,8 @@
 Two turns with a demo agent → "Edit and re-run" the second user message on pydantic-ai's offline
 `test` model (offered through the `models` setting) → the new answer streams into a fork → the
 original conversation is unchanged after a reload → the comparison shows both answers and the
-shared first turn under two titles that read apart (the fork's is `fork of <source title>`) → History groups the fork under its source. Screenshots, in both themes, go to
+shared first turn under two titles that read apart (the fork's is `fork of <source title>`) →
+History groups the fork under its source. Screenshots, in both themes, go to
 test-artifacts/screenshots/ (not committed).
 """
 
