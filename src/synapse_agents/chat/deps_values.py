@@ -113,6 +113,9 @@ def schema_problem(schema: Any) -> str | None:
     """Why `schema` is not a JSON Schema a deps form can be checked against (None: it is)."""
     if not isinstance(schema, dict):
         return f'expected a JSON Schema object, not a {type(schema).__name__}'
+    if not isinstance(schema.get('$schema', ''), str):
+        # jsonschema picks the dialect by this URI and fails on anything but a string.
+        return '$schema: must be the URI of a JSON Schema dialect (a string)'
     try:
         text = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError) as exc:
