@@ -7,6 +7,10 @@ STAMP := $(VENV)/.synapse-installed
 DASHBOARD := src/synapse_agents/web/static/index.html
 POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 PYTEST_ARGS ?=
+# pytest's parallel workers (pytest-xdist; 0 runs in one process). Each test module stays on one
+# worker (--dist loadscope), so a module's Chromium and OpenAPI document are built once.
+PYTEST_WORKERS ?= 2
+PYTEST_PARALLEL = -n $(PYTEST_WORKERS) $(if $(filter-out 0,$(PYTEST_WORKERS)),--dist loadscope,)
 
 .DEFAULT_GOAL := help
 .PHONY: help install demo serve test test-sqlite test-frontend lint format typecheck wheel clean frontend browser bench api-types
@@ -60,15 +64,15 @@ serve: install ## Install everything, then serve the agents of this folder (PORT
 	$(BIN)/synapse serve $(if $(PORT),--port $(PORT),)
 
 # Each stage prints its wall time (.ci/timed).
-test: install browser ## Install everything, then run every test: vitest, then pytest (browser tests included) on SQLite and PostgreSQL
+test: install browser ## Install everything, then run every test: vitest, then pytest in parallel workers (browser tests included) on SQLite and PostgreSQL
 	@.ci/timed vitest $(MAKE) --no-print-directory test-frontend
-	@SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) .ci/timed pytest $(BIN)/python -m pytest --db all $(PYTEST_ARGS)
+	@SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) .ci/timed pytest $(BIN)/python -m pytest --db all $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 test-frontend: $(NODE_MODULES) ## Run the dashboard's unit tests (vitest, once)
 	cd frontend && npm test
 
 test-sqlite: install ## Run the test suite on SQLite only (no PostgreSQL needed)
-	$(BIN)/python -m pytest --db sqlite $(PYTEST_ARGS)
+	$(BIN)/python -m pytest --db sqlite $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 lint: install ## Check formatting, lint and types (ruff, mypy)
 	$(BIN)/ruff format --check src tests bench
