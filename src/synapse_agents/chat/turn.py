@@ -32,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from pydantic_ai.messages import ModelMessage, UserContent
+from pydantic_ai.messages import (
+    ModelMessage,
+    NativeToolReturnPart,
+    PartStartEvent,
+    ToolResultEvent,
+    UserContent,
+)
 from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
 
 from .._json import jsonable
@@ -110,6 +116,8 @@ class TurnStream:
             price_hint=turn.price_hint,
             notify=lambda notice: self.recorder.add_notice(notice),
         )
+        self.results_out: set[str] = set()
+        """The tool calls whose result event has been handed out: their durations may follow."""
         self.recorder = Recorder(
             writes=self.writes,
             conversation_id=turn.conversation_id,
@@ -209,7 +217,7 @@ class TurnStream:
                             if failure is not None:
                                 break
                         yield event
-                        for extra in self._drained():
+                        for extra in self._drained(event):
                             yield extra
         except Exception as error:
             failure = await self._fail(error)
@@ -219,15 +227,33 @@ class TurnStream:
             raise
         finally:
             await close_quietly(self.deps_stack)
+        for extra in self._drained(None):
+            yield extra
         if failure is not None:
             yield failure
         yield self._finished()
 
-    def _drained(self) -> list[TurnEvent]:
-        """The recorder's tool durations and notices since the last event, taken off it."""
+    def _drained(self, event: object | None) -> list[TurnEvent]:
+        """The recorder's notices since the last event, and the durations of the calls whose result
+        has been handed out (every one left once `event` is None: the run is over), taken off it.
+
+        A tool can finish while the reader is still on an earlier event (the run gets ahead of a
+        slow reader); its duration waits for its own result, which it must follow.
+        """
+        if isinstance(event, ToolResultEvent):
+            self.results_out.add(event.tool_call_id)
+        elif isinstance(event, PartStartEvent) and isinstance(event.part, NativeToolReturnPart):
+            self.results_out.add(event.part.tool_call_id)
         recorder = self.recorder
-        extra: list[TurnEvent] = [*recorder.timings, *recorder.notices]
-        recorder.timings.clear()
+        if not recorder.timings and not recorder.notices:
+            return []
+        shown = self.results_out
+        ready = [t for t in recorder.timings if event is None or t.tool_call_id in shown]
+        if ready:
+            recorder.timings[:] = [
+                t for t in recorder.timings if not (event is None or t.tool_call_id in shown)
+            ]
+        extra: list[TurnEvent] = [*ready, *recorder.notices]
         recorder.notices.clear()
         return extra
 
