@@ -274,8 +274,12 @@ def chromium() -> Iterator[Any]:
     ]
     if missing:
         pytest.fail('browser tests need: ' + '; '.join(missing))
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Assertions wait as long as actions (the page's default below): two test workers share two
+    # cores, and a turn with a megabyte of output can take longer than Playwright's 5 s default to
+    # settle. Bounds a test measures are asserted on their own numbers, never through this wait.
+    expect.set_options(timeout=15_000)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
