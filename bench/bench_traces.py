@@ -59,13 +59,13 @@ from results import Result, percentile, write_json
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'src'))
 
 from synapse_agents.chat.engine import ChatEngine
-from synapse_agents.chat.events import TurnFinished
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.target import TurnTarget
+from synapse_agents.events import TurnFinished
 from synapse_agents.settings import Settings, load_settings
 from synapse_agents.store import Store, upgrade
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 from synapse_agents.traces import provider, read
 from synapse_agents.traces.rows import pack
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool

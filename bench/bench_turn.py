@@ -255,10 +255,10 @@ def describe(name: str, values: list[float]) -> str:
 
 async def main_async(args: argparse.Namespace) -> None:
     from synapse_agents.chat.engine import ChatEngine
-    from synapse_agents.chat.target import TurnTarget
     from synapse_agents.discovery.slugs import module_slug
     from synapse_agents.store import Store, upgrade
     from synapse_agents.store.write_queue import WriteQueue
+    from synapse_agents.targets.target import TurnTarget
 
     agents = load_agents()
     tmp = Path(tempfile.mkdtemp(prefix='synapse-bench-'))

@@ -27,9 +27,8 @@ from pydantic_ai.messages import (
 )
 from sqlalchemy import update
 
-from synapse_agents.chat.events import TurnFailed, TurnFinished
-from synapse_agents.chat.target import TurnTarget
 from synapse_agents.discovery import Catalog, DiscoveredAgent
+from synapse_agents.events import TurnFailed, TurnFinished
 from synapse_agents.store import Conversation, Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.turn_writes import (
@@ -41,6 +40,7 @@ from synapse_agents.store.turn_writes import (
     record_llm_call,
     tool_started,
 )
+from synapse_agents.targets.target import TurnTarget
 from synapse_agents.web.server import DEMO_TARGET
 
 # In-process clients talk to a loopback host name, as a browser on this machine would.

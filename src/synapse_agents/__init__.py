@@ -38,14 +38,14 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .chat.deferred import Decision, DecisionsInvalid, PausedCall
-    from .chat.scope import Scope, ScopeMismatch
     from .deps_setup import register_deps
-    from .registry.tools import tool
     from .runtime.conversation import ApprovalPending, Conversation, ConversationNotFound, NotAwaiting, Reply
     from .runtime.synapse import Synapse, UnknownAgent
+    from .scope import Scope, ScopeMismatch
     from .store.conversation_log import SqlConversationStore
     from .tasks.errors import TaskError
     from .tasks.events import Fired
+    from .tools import tool
     from .web.mount import mount
 
 # Imported on first use: agent modules import synapse_agents.demo and the like without paying for
@@ -62,10 +62,10 @@ _LAZY = {
     'Decision': '.chat.deferred',
     'DecisionsInvalid': '.chat.deferred',
     'PausedCall': '.chat.deferred',
-    'Scope': '.chat.scope',
-    'ScopeMismatch': '.chat.scope',
+    'Scope': '.scope',
+    'ScopeMismatch': '.scope',
     'SqlConversationStore': '.store.conversation_log',
-    'tool': '.registry.tools',
+    'tool': '.tools',
     'register_deps': '.deps_setup',
     'TaskError': '.tasks.errors',
     'Fired': '.tasks.events',

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, update
 
 from chat_helpers import seed_conversation
-from synapse_agents.chat.scope import Scope
+from synapse_agents.scope import Scope
 from synapse_agents.store import Conversation, Store
 
 LIST = '/api/conversations'

@@ -23,15 +23,15 @@ from chat_helpers import DEMO, agent_catalog, collect, decode, failure, types
 from spending_models import CALL_COST, add_limit, add_price, priced_agent
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.scope import Scope
-from synapse_agents.chat.target import TurnTarget
 from synapse_agents.cli import app as cli_app
 from synapse_agents.cli import command_line
 from synapse_agents.registry.tables import AgentConfig, Preset
+from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 from synapse_agents.tasks import runner
 from synapse_agents.traces.tables import DebugLog
 from synapse_agents.web import SynapseContext

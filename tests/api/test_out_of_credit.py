@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat_helpers import agent_catalog, decode
-from synapse_agents.accounting.errors import SpendingLimitExceeded
-from synapse_agents.chat.provider_errors import provider_facts
+from synapse_agents.errors import SpendingLimitExceeded
+from synapse_agents.provider_errors import provider_facts
 from synapse_agents.web import SynapseContext
 
 

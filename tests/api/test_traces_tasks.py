@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from chat_helpers import DEMO, agent_catalog, collect, failure, finished
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.target import TurnTarget
+from synapse_agents.targets.target import TurnTarget
 from synapse_agents.tasks import events, runner
 from synapse_agents.tasks.tables import AgentTask
 from synapse_agents.web import SynapseContext

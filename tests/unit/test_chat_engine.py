@@ -15,12 +15,12 @@ from sqlalchemy import select
 from chat_helpers import answer_text, collect, failure, finished, tool_results, turn_target
 from synapse_agents.chat.attachments import Upload
 from synapse_agents.chat.engine import ChatEngine, TurnRejected
-from synapse_agents.chat.events import TurnFailed, TurnFinished, TurnStarted
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.target import TurnTarget
+from synapse_agents.events import TurnFailed, TurnFinished, TurnStarted
 from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
 from synapse_agents.store.turn_writes import sweep_in_flight
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 
 pytestmark = pytest.mark.anyio
 

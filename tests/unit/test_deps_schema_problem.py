@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from synapse_agents.chat.deps_values import schema_problem
+from synapse_agents.targets.deps_values import schema_problem
 
 
 @pytest.mark.parametrize('uri', [3, None, ['x'], {'uri': 'x'}])

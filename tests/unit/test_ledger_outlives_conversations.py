@@ -21,13 +21,13 @@ from spending_models import CALL_COST, add_limit, add_price, priced_agent, rows
 from synapse_agents.accounting.limits import consumption
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.scope import Scope
-from synapse_agents.chat.target import TurnTarget
 from synapse_agents.cli import app as cli_app
 from synapse_agents.runtime.maintenance import prune as auto_prune
+from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
 from synapse_agents.store import Conversation, LlmCall, Store
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 
 pytestmark = pytest.mark.anyio
 

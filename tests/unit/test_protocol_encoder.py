@@ -11,10 +11,10 @@ from pydantic_ai.models import KnownModelName
 
 from chat_helpers import anonymise, decode, turn_target
 from synapse_agents.chat.engine import ChatEngine
-from synapse_agents.chat.model_choice import PROVIDER_ENV, PROVIDER_MODELS, provider_of, selectable_models
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.model_choice import PROVIDER_ENV, PROVIDER_MODELS, provider_of, selectable_models
 from synapse_agents.web.vercel import encode_turn
 
 

@@ -31,7 +31,7 @@ from sqlalchemy import select
 
 import synapse_agents
 from synapse_agents import ConversationNotFound, Scope, ScopeMismatch, Synapse, UnknownAgent
-from synapse_agents.chat.scope import InvalidScope
+from synapse_agents.scope import InvalidScope
 from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
 
 pytestmark = pytest.mark.anyio

@@ -23,7 +23,6 @@ from sqlalchemy import select, update
 
 from fixtures.projects import FixtureProject, isolated_imports
 from synapse_agents import Synapse
-from synapse_agents.chat.model_choice import MissingApiKey
 from synapse_agents.encryption import new_key
 from synapse_agents.registry.agents_runtime import (
     AgentAccessDenied,
@@ -40,6 +39,7 @@ from synapse_agents.registry.tables import (
     Tone,
 )
 from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
+from synapse_agents.targets.model_choice import MissingApiKey
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,6 @@ from pydantic_ai.models.groq import GroqModel
 from pydantic_ai.models.mistral import MistralModel
 from pydantic_ai.models.openai import OpenAIChatModel
 
-from synapse_agents.chat.model_choice import MissingApiKey
 from synapse_agents.demo import DemoModel
 from synapse_agents.encryption import NoSecretKey, SecretBox, new_key
 from synapse_agents.registry.providers import (
@@ -23,6 +22,7 @@ from synapse_agents.registry.providers import (
 )
 from synapse_agents.registry.tables import Provider, RegistryModel
 from synapse_agents.store import Store
+from synapse_agents.targets.model_choice import MissingApiKey
 
 BOX = SecretBox.from_setting(new_key())
 

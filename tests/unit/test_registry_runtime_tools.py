@@ -12,7 +12,7 @@ from pydantic_ai.toolsets import FilteredToolset
 import synapse_agents
 from fixtures.projects import FixtureProject, isolated_imports
 from synapse_agents.discovery import Catalog
-from synapse_agents.registry.tools import MARK, SelectedTools, ToolRegistry, tool_registry
+from synapse_agents.tools import MARK, SelectedTools, ToolRegistry, tool_registry
 
 TOOLS = '''
 import synapse_agents

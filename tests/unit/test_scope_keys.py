@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from synapse_agents.chat.scope import InvalidScope, Scope
+from synapse_agents.scope import InvalidScope, Scope
 from synapse_agents.tasks.errors import TaskError
 from synapse_agents.tasks.events import check_scope
 

@@ -14,10 +14,10 @@ from chat_helpers import LOCAL_PEER, LOCAL_URL
 from fixtures.projects import FixtureProject, isolated_imports
 from synapse_agents import Synapse
 from synapse_agents.chat.deps import lifetime_of
-from synapse_agents.chat.target import TurnTarget
 from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
+from synapse_agents.targets.target import TurnTarget
 from synapse_agents.web.app import create_app
 
 AGENTS = """

@@ -13,7 +13,6 @@ from pydantic_ai.usage import RequestUsage
 from spend_helpers import at, ledger_row, seed
 from spending_models import add_limit, add_price, rows
 from synapse_agents.accounting import limits
-from synapse_agents.accounting.errors import SpendingLimitExceeded
 from synapse_agents.accounting.limits import (
     Request,
     Subject,
@@ -25,6 +24,7 @@ from synapse_agents.accounting.limits import (
 )
 from synapse_agents.accounting.pricing import convert, price_call, reference_amount
 from synapse_agents.accounting.tables import SpendingLimit, SpendingOverrun, SpendingReservation
+from synapse_agents.errors import SpendingLimitExceeded
 from synapse_agents.settings import Settings
 from synapse_agents.store import LlmCall, Store
 from synapse_agents.store.engine import writer

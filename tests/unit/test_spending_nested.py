@@ -24,11 +24,11 @@ from synapse_agents.accounting.spend import spend_report
 from synapse_agents.accounting.tables import SpendingOverrun, SpendingReservation
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.scope import Scope
-from synapse_agents.chat.target import TurnTarget
+from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
 from synapse_agents.store import Conversation, LlmCall, Message, Store
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 
 pytestmark = pytest.mark.anyio
 

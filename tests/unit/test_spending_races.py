@@ -23,12 +23,12 @@ from synapse_agents.accounting import limits
 from synapse_agents.accounting.tables import SpendingOverrun, SpendingReservation
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.scope import Scope
-from synapse_agents.chat.target import TurnTarget
+from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
 from synapse_agents.store import LlmCall, Store
 from synapse_agents.store.engine import writer
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 
 pytestmark = pytest.mark.anyio
 

@@ -21,13 +21,13 @@ from synapse_agents.chat.attachments import Upload, resolve_path
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.replay import load_history
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.scope import Scope
-from synapse_agents.chat.target import TurnTarget
+from synapse_agents.scope import Scope
 from synapse_agents.store import LlmCall, Message, Store, ToolInvocation
 from synapse_agents.store.forks import ConversationNotFound, NotAUserMessage, TurnInFlight, fork_title
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.rows import AssistantEntry, ConversationThread, UserEntry
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 
 pytestmark = pytest.mark.anyio
 

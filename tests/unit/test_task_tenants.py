@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from fixtures.projects import isolated_imports, unique_name, write_files
-from synapse_agents.chat.scope import Ref
 from synapse_agents.discovery import Catalog
 from synapse_agents.runtime import SynapseRuntime
+from synapse_agents.scope import Ref
 from synapse_agents.settings import load_settings
 from synapse_agents.store import LlmCall, Message, Store
 from synapse_agents.store.schema import utcnow

@@ -17,11 +17,11 @@ from pydantic_ai.messages import FunctionToolResultEvent, ModelMessage
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from synapse_agents.chat.engine import ChatEngine
-from synapse_agents.chat.events import ToolTimed
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.target import TurnTarget
+from synapse_agents.events import ToolTimed
 from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 
 pytestmark = pytest.mark.anyio
 

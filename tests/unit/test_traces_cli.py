@@ -15,11 +15,11 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from typer.testing import CliRunner, Result
 
 from synapse_agents.chat.engine import ChatEngine
-from synapse_agents.chat.events import TurnFinished
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.target import TurnTarget
+from synapse_agents.events import TurnFinished
 from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.targets.target import TurnTarget
 from synapse_agents.traces.cli import traces_app
 
 runner = CliRunner()

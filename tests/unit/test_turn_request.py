@@ -17,7 +17,7 @@ from sqlalchemy import select
 from chat_helpers import collect, failure, finished, turn_target
 from synapse_agents.chat.engine import ChatEngine, TurnRejected
 from synapse_agents.chat.request import TurnRequest
-from synapse_agents.chat.scope import InvalidScope, Scope
+from synapse_agents.scope import InvalidScope, Scope
 from synapse_agents.store import Conversation, LlmCall, Message, Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.write_queue import WriteQueue

@@ -46,11 +46,11 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.usage import RequestUsage
 from sqlalchemy import Connection
 
+from ..errors import OutOfCredits, SpendingLimitExceeded
 from ..store.engine import writer
 from ..store.ids import new_id
 from ..store.schema import utcnow
 from . import limits
-from .errors import OutOfCredits, SpendingLimitExceeded
 from .pricing import (
     Estimate,
     PricedCall,
@@ -65,7 +65,7 @@ from .pricing import (
 from .usage_recorder import UsageCall, UsageRecorder, has_credits, load_usage_recorder, record
 
 if TYPE_CHECKING:
-    from ..chat.events import Notice
+    from ..events import Notice
     from ..settings import Settings
     from ..store import Store
     from ..store.write_queue import TurnWrites, WriteQueue
@@ -302,7 +302,7 @@ class Spending(AbstractCapability[Any]):
         return self.usage_recorder or load_usage_recorder(self._settings().usage_recorder)
 
     def _subject(self, ctx: RunContext[Any]) -> limits.Subject:
-        from ..chat.scope import Scope
+        from ..scope import Scope
 
         scope = Scope.of(ctx)
         agent = self.agent or (ctx.agent.name if ctx.agent is not None else None)
@@ -320,7 +320,7 @@ class Spending(AbstractCapability[Any]):
         if self._noticed or self.notify is None:
             return
         self._noticed = True
-        from ..chat.events import Notice
+        from ..events import Notice
 
         name = request_context.model.model_name
         self.notify(

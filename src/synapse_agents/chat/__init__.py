@@ -5,12 +5,12 @@ See docs/chat.md. `ChatEngine` runs turns against a store; a `TurnRequest` says 
 pydantic-ai's events plus Synapse's (`chat.events`); `Recorder` is the per-run recording capability.
 """
 
+from ..events import Notice, TurnEvent, TurnFailed, TurnFinished, TurnStarted
+from ..scope import Scope
+from ..targets.target import TurnTarget
 from .engine import ChatEngine, PreparedTurn, TurnRejected
-from .events import Notice, TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from .recorder import Recorder
 from .request import TurnRequest
-from .scope import Scope
-from .target import TurnTarget
 
 __all__ = [
     'ChatEngine',

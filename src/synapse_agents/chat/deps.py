@@ -36,7 +36,7 @@ from typing import Any, Literal
 import anyio
 
 from ..settings import Settings
-from .target import TurnTarget
+from ..targets.target import TurnTarget
 
 logger = logging.getLogger('synapse.chat')
 

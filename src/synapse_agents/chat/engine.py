@@ -3,11 +3,11 @@
 `ChatEngine.prepare` does the checks and reads that must happen before a stream starts (the
 conversation exists and belongs to the agent, earlier turns as history, uploads saved, the
 prices at hand (`accounting.pricing`), a configured agent's `access` admits the scope outside the playground:
-`AgentAccessDenied` otherwise, the values for a deps schema pass it: `chat/deps_values.py`); its
+`AgentAccessDenied` otherwise, the values for a deps schema pass it: `targets/deps_values.py`); its
 other errors are the route's 4xx answers, and uploads the
 disk refuses are a 507 (`store_full`) or 503 (`store_unavailable`) with the files already written
 for the turn removed. `ChatEngine.stream`
-then yields the turn's domain events (`chat/events.py`) and records it (`chat/turn.py`); encoding
+then yields the turn's domain events (`events.py`) and records it (`chat/turn.py`); encoding
 them for a client is the front door's business (the HTTP route: `web/vercel.py`).
 
 Database I/O never runs on the event loop: reads go to the threadpool, writes to the store's
@@ -27,11 +27,16 @@ from pydantic_ai.models import Model
 
 from ..accounting.pricing import pricer
 from ..corrupt import CorruptRow, json_problem
+from ..events import Notice, TurnEvent
+from ..scope import Scope, ScopeMismatch
 from ..settings import Settings
 from ..store import Conversation, Store
 from ..store.decisions import AwaitingCall, Claim, awaiting_calls, claim_decisions
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
+from ..targets.deps_values import DepsRejected, check_values, reads_stored
+from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
+from ..targets.target import AgentAccessDenied, TurnTarget
 from ..traces.sink import current_place
 from .attachments import SavedAttachment, save_uploads
 from .deferred import (
@@ -44,15 +49,10 @@ from .deferred import (
     waiting_text,
 )
 from .deps import ServerDeps
-from .deps_values import DepsRejected, check_values, reads_stored
-from .events import Notice, TurnEvent
-from .model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
 from .prepared import PreparedTurn
 from .replay import load_history, paused_history
 from .request import TurnRequest
-from .scope import Scope, ScopeMismatch
 from .sub_agents import followers
-from .target import AgentAccessDenied, TurnTarget
 from .turn import DepsUnavailable, TurnStream, remove_files
 
 
@@ -189,7 +189,7 @@ class ChatEngine:
             raise TurnRejected(409, 'These tool calls were already decided.', code='not_awaiting')
 
     def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
-        """The turn's events, each yielded the moment it exists (see `chat/events.py`).
+        """The turn's events, each yielded the moment it exists (see `events.py`).
 
         Close the generator (`contextlib.aclosing`) when you stop reading early: the turn is then
         stored as interrupted at once rather than when the generator is collected."""
@@ -248,7 +248,7 @@ def _check_conversation(
 def _deps_values(
     target: TurnTarget, sent: dict[str, Any] | None, stored: Any, conversation_id: str
 ) -> dict[str, Any] | None:
-    """The values for the agent's deps schema (`chat/deps_values.py`), or the 4xx refusing them;
+    """The values for the agent's deps schema (`targets/deps_values.py`), or the 4xx refusing them;
     `CorruptRow` when the turn would run with stored values that cannot be read."""
     if reads_stored(target, sent) and (problem := json_problem('deps_values', stored, dict)) is not None:
         raise CorruptRow('conversations', conversation_id, f'{problem}: send new deps values')

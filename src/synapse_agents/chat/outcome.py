@@ -22,10 +22,10 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RunUsage
 
 from .._json import jsonable
-from ..accounting.errors import SpendingError
+from ..errors import SpendingError
+from ..provider_errors import quota_exhausted
 from ..store.write_queue import store_error_text
 from .attachments import strip_binary
-from .provider_errors import quota_exhausted
 
 _RECOVERABLE_STATUS = {408, 409, 425, 429}
 

@@ -13,12 +13,12 @@ from pydantic_ai.tools import DeferredToolResults
 from pydantic_ai.usage import UsageLimits
 
 from ..accounting.pricing import Pricer
+from ..scope import Scope
 from ..settings import Settings
+from ..targets.target import TurnTarget
 from ..traces.sink import RunPlace
 from .attachments import SavedAttachment
 from .deps import ServerDeps
-from .scope import Scope
-from .target import TurnTarget
 
 
 @dataclass
@@ -62,7 +62,7 @@ class PreparedTurn:
     user_meta: dict[str, Any] = field(default_factory=dict)
     """The user row's `meta` (`{'decisions': ...}` for a turn that resumes a paused run)."""
     deps_values: dict[str, Any] | None = None
-    """The checked values for the agent's deps schema (`chat/deps_values.py`), stored on the
+    """The checked values for the agent's deps schema (`targets/deps_values.py`), stored on the
     conversation when the run starts; the deps themselves when the agent has no factory."""
     deps_cache: ServerDeps | None = None
     """The engine's `server`-lifetime deps (`chat/deps.py`; None: every turn builds its own)."""

@@ -53,6 +53,7 @@ from .._json import jsonable
 from ..accounting.capability import Spending, ledger_row
 from ..accounting.limits import Subject
 from ..accounting.pricing import PricedCall, Pricer, Requested, requested_models
+from ..events import Notice, ToolTimed
 from ..redaction import scrub, scrub_value
 from ..registry.prices import REGISTRY_SOURCE
 from ..store.decisions import AWAITING, mark_awaiting
@@ -61,7 +62,6 @@ from ..store.schema import utcnow
 from ..store.turn_writes import record_llm_call, tool_finished, tool_started
 from ..store.write_queue import TurnWrites, WriteQueue
 from .deferred import PausedCall
-from .events import Notice, ToolTimed
 from .outcome import ERROR_OUTCOMES, native_tool_status
 
 _NESTED_LOCK = threading.Lock()

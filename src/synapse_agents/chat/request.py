@@ -15,12 +15,12 @@ from typing import Any, Literal, get_args
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.usage import UsageLimits
 
+from ..scope import Scope
 from ..store.ids import is_valid_id
+from ..targets.target import TurnTarget
 from ..traces.sink import RunPlace
 from .attachments import Upload
 from .deferred import Decisions
-from .scope import Scope
-from .target import TurnTarget
 
 Origin = Literal['playground', 'app', 'task', 'workflow']
 """Where a conversation was opened."""
@@ -70,7 +70,7 @@ class TurnRequest:
     """Answers to the tool calls the conversation's last run paused on (`chat/deferred.py`): the
     turn resumes that run instead of sending `message` (which may be empty)."""
     deps_values: dict[str, Any] | None = None
-    """Values for an agent's deps schema (`chat/deps_values.py`); None: the conversation's stored ones."""
+    """Values for an agent's deps schema (`targets/deps_values.py`); None: the conversation's stored ones."""
 
     def __post_init__(self) -> None:
         if self.origin not in ORIGINS:

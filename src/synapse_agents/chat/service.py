@@ -13,8 +13,8 @@ import anyio.to_thread
 from ..settings import Settings
 from ..store import Store
 from ..store.write_queue import WriteQueue
+from ..targets.target import TurnTarget
 from .engine import ChatEngine
-from .target import TurnTarget
 
 
 class ChatService:

@@ -2,7 +2,7 @@
 
 `TurnStream.events` queues the turn's first rows, runs `agent.run_stream_events` with the per-run
 `Recorder` and `Spending` (docs/accounting.md) capabilities, the request's own, its usage limits
-and scope, yields each event as soon as it exists (`chat/events.py`), and stores the answer. One
+and scope, yields each event as soon as it exists (`events.py`), and stores the answer. One
 catch-all covers everything from building the model and the deps to the last event: any
 exception becomes an error row and a `TurnFailed` event. A consumer that goes away (cancellation,
 closing the stream) ends the run; what it produced is stored as interrupted. The turn waits for
@@ -45,18 +45,19 @@ from .._json import jsonable
 from ..accounting.capability import Spending
 from ..accounting.nested import TurnAccount, accounted
 from ..deps_setup import missing_factory_hint
+from ..events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from ..redaction import scrub, scrub_value
+from ..scope import METADATA_KEY
 from ..store.decisions import reopen_decisions
 from ..store.deps_values import remember_deps
 from ..store.files import remove_inside
 from ..store.ids import is_valid_id, new_id
 from ..store.turn_writes import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
 from ..store.write_queue import TurnWrites, WriteQueue
+from ..targets.model_choice import MissingApiKey
 from ..traces.turns import traced_turn
 from .deferred import PausedCall, paused_calls
 from .deps import close_quietly, lifetime_of, open_deps
-from .events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
-from .model_choice import MissingApiKey
 from .outcome import (
     TurnNotSaved,
     answer_text,
@@ -67,7 +68,6 @@ from .outcome import (
 )
 from .prepared import PreparedTurn
 from .recorder import Recorder
-from .scope import METADATA_KEY
 from .sub_agents import following
 
 
@@ -144,7 +144,7 @@ class TurnStream:
     # -- the events ----------------------------------------------------------------------
 
     async def events(self) -> AsyncGenerator[TurnEvent, None]:
-        """The turn's events (see `chat/events.py`); the turn is stored by the time each ends."""
+        """The turn's events (see `events.py`); the turn is stored by the time each ends."""
         turn = self.turn
         scope = turn.scope.columns()
         self.begun = self.writes.submit(

@@ -19,7 +19,7 @@ from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.capabilities import WebSearch
 from pydantic_ai.models.fallback import FallbackModel
 
-from ..registry.tools import tool
+from ..tools import tool
 from ._fixtures import ORDERS, TICKETS, AccountDeps, Article, Order, Ticket, sample_account, search_articles
 from .model import DemoModel
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from dotenv import dotenv_values
 from pydantic_ai import Agent
 
-from ..registry.tools import ToolRegistry
+from ..tools import ToolRegistry
 from . import keys
 from ._pydantic_ai_internals import degraded_features
 from .agent_info import AgentCard, AgentInfo, AgentList, DegradedFeatureInfo, DiscoveryProblem

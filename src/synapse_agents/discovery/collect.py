@@ -18,7 +18,7 @@ from typing import Any
 from pydantic_ai import Agent
 
 from ..import_path import AttributeMissing, walk_attributes
-from ..registry.tools import RegistryTool, tools_in
+from ..tools import RegistryTool, tools_in
 from . import targets as targets_module
 from .agent_info import DiscoveryProblem
 from .importer import (
@@ -56,7 +56,7 @@ class Collection:
     candidates: list[Candidate] = field(default_factory=list)
     problems: list[DiscoveryProblem] = field(default_factory=list)
     tools: list[RegistryTool] = field(default_factory=list)
-    """The registry tools of the scanned modules (`registry/tools.py`), each module once."""
+    """The registry tools of the scanned modules (`tools.py`), each module once."""
     tool_modules: set[str] = field(default_factory=set)
     watch: dict[Path, Stamp | None] = field(default_factory=dict)
 

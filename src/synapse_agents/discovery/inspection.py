@@ -27,7 +27,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.template import TemplateStr
 from pydantic_ai.toolsets import AbstractToolset, FilteredToolset, FunctionToolset
 
-from ..registry.tools import SelectedTools
+from ..tools import SelectedTools
 from . import _pydantic_ai_internals as internals
 from ._describe import (
     checked_json,

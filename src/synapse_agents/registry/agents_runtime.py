@@ -6,10 +6,10 @@ temperature, max_tokens, top_p, timeout and provider options, then the spec's ow
 model_settings>, tools=..., toolsets=...)`: the row's `spec` holds the other `AgentSpec` fields
 (`output_schema`, `retries`, `capabilities`, ...); `name`, `description`, `instructions` and
 `model` are the row's own fields and are refused there. Tools come from the tool registry
-(`registry/tools.py`).
+(`tools.py`).
 
 A `spec.deps_schema` (a JSON Schema) is the agent's deps form: it is on the agent's info, a chat
-request sends values for it, and the checked values are the run's deps (`chat/deps_values.py`); a
+request sends values for it, and the checked values are the run's deps (`targets/deps_values.py`); a
 schema that is not valid JSON Schema is a `config_error`.
 
 What cannot be built is never an exception here: the agent is described with a problem
@@ -36,16 +36,16 @@ from pydantic_ai.agent.spec import AgentSpec
 from pydantic_ai.models import Model
 from sqlalchemy import select
 
-from ..chat.deps_values import schema_problem
-from ..chat.model_choice import DEMO_MODEL_ID, MissingApiKey
-from ..chat.target import AccessRule, AgentAccessDenied, TurnTarget
 from ..discovery.agent_info import AgentCard, AgentInfo, AgentProblem, ModelRef
 from ..discovery.inspection import inspect_agent
 from ..encryption import BadSecretKey, SecretBox
 from ..store import Store
+from ..targets.deps_values import schema_problem
+from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey
+from ..targets.target import AccessRule, AgentAccessDenied, TurnTarget
+from ..tools import ToolRegistry, unknown_message
 from .providers import ModelSource, build
 from .tables import AgentConfig, Preset, Provider, RegistryModel, Tone
-from .tools import ToolRegistry, unknown_message
 
 CONFIG_PREFIX = 'config:'
 """The slug prefix of a configured agent: `config:<key>`."""
@@ -86,7 +86,7 @@ class ConfiguredAgent:
     deps_factory: None = None
     deps_required: bool = False
     deps_schema: dict[str, Any] | None = None
-    """The spec's `deps_schema`: the values a turn needs (`chat/deps_values.py`)."""
+    """The spec's `deps_schema`: the values a turn needs (`targets/deps_values.py`)."""
     preset_key: str | None = None
     """The preset it runs with (kept on each ledger row, so preset limits apply)."""
 

@@ -21,9 +21,9 @@ from sqlalchemy import delete as sql_delete
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..chat.deps_schema import problem as unsafe_part
 from ..store import Store
 from ..store.schema import utcnow
+from ..targets.deps_schema import problem as unsafe_part
 from .entries import assign, current, exists, found, insert, parse, same_key
 from .errors import from_validation, invalid_field
 from .schemas import AgentInput, AgentPatch

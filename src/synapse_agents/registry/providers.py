@@ -26,10 +26,10 @@ from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from ..chat.model_choice import DEMO_MODEL_ID, MissingApiKey
-from ..chat.model_choice import build_model as build_model_string
 from ..encryption import SecretBox
 from ..store import Store
+from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey
+from ..targets.model_choice import build_model as build_model_string
 from .read import by_key
 from .tables import Provider, RegistryModel
 

@@ -1,6 +1,6 @@
 """`GET /api/registry/tools`: the tool registry, for the agent form's tool picker.
 
-The tools are what the catalog's current scan found (`registry/tools.py`); the scan runs in a
+The tools are what the catalog's current scan found (`tools.py`); the scan runs in a
 thread when something changed on disk, as for `GET /api/agents`.
 """
 
@@ -10,8 +10,8 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from ..tools import tool_registry
 from .route_helpers import Context
-from .tools import tool_registry
 
 router = APIRouter(tags=['registry'])
 

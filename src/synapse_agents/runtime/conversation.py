@@ -46,11 +46,11 @@ from ..chat.deferred import (
     waiting_call,
 )
 from ..chat.engine import ChatEngine, TurnRejected
-from ..chat.events import TurnFailed, TurnFinished, TurnStarted
 from ..chat.request import Origin, TurnRequest
-from ..chat.scope import Scope, ScopeMismatch
-from ..chat.target import TurnTarget, model_id_of
+from ..events import TurnFailed, TurnFinished, TurnStarted
+from ..scope import Scope, ScopeMismatch
 from ..store.decisions import awaiting_calls
+from ..targets.target import TurnTarget, model_id_of
 
 Attachment = Path | str | BinaryContent | tuple[str, bytes] | tuple[str, bytes, str]
 """A file to send: a path, pydantic-ai `BinaryContent`, or `(name, bytes[, media type])`."""
@@ -360,7 +360,7 @@ def _upload(item: Attachment) -> Upload:
 
 
 def _is_synapse_event(event: Any) -> bool:
-    from ..chat.events import Notice, ToolTimed
+    from ..events import Notice, ToolTimed
 
     return isinstance(event, Notice | ToolTimed)
 

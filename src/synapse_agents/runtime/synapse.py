@@ -29,11 +29,11 @@ from pydantic_ai.usage import UsageLimits
 
 from ..chat.deps import given
 from ..chat.request import ORIGINS, Origin
-from ..chat.scope import Ref, Scope
 from ..chat.service import find_agent
-from ..chat.target import TurnTarget
+from ..scope import Ref, Scope
 from ..settings import LoadedSettings, Settings, load_settings
 from ..store.ids import is_valid_id, shown_id
+from ..targets.target import TurnTarget
 from .conversation import Conversation, ConversationNotFound, TurnSettings, WrongAgent
 from .root import SynapseRuntime
 

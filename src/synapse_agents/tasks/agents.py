@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import anyio.to_thread
 
 from ..chat.service import AgentLookupError, find_agent
-from ..chat.target import TurnTarget
 from ..runtime.synapse import UnknownAgent, unknown_slug_message
+from ..targets.target import TurnTarget
 from .errors import TaskError, field_error
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from rich.table import Table
 from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
-    from ..chat.scope import Ref
     from ..runtime import SynapseRuntime
+    from ..scope import Ref
     from .tables import AgentLog, AgentTask, StandingAgent
 
 Id = Annotated[str, typer.Argument(help="The standing agent's id.")]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, insert, select, update
 
-from ..chat.scope import InvalidScope, Ref, Scope
+from ..scope import InvalidScope, Ref, Scope
 from ..store.schema import utcnow
 from .errors import field_error
 from .queue import task_values

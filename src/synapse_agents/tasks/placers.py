@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..chat.scope import Ref
 from ..import_path import ImportPathError, NotAnImportPath, resolve_import_path
+from ..scope import Ref
 
 ALLOWED_KEYS = frozenset({'event', 'tenant', 'subject', 'context'})
 

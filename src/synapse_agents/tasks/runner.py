@@ -26,10 +26,10 @@ from .._words import plural
 from ..accounting.limits import REFUSED, UNREADABLE, Subject, applicable_limits, consumption
 from ..accounting.spend import decimal_text
 from ..chat.engine import TurnRejected
-from ..chat.events import TurnFailed, TurnFinished, TurnStarted
 from ..chat.request import TurnRequest
-from ..chat.scope import Scope, scope_problem
 from ..corrupt import CorruptRow, unreadable_amount
+from ..events import TurnFailed, TurnFinished, TurnStarted
+from ..scope import Scope, scope_problem
 from ..store.schema import utcnow
 from ..traces.sink import RunPlace
 from . import queue

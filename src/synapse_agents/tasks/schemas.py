@@ -12,8 +12,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from ..accounting.spend import decimal_text
-from ..chat.scope import scope_problem
 from ..corrupt import note
+from ..scope import scope_problem
 from ..web.routes.schemas import Timestamp
 from .standing_store import RefText, ref_text
 from .tables import AgentLog, AgentTask, StandingAgent, unreadable_context

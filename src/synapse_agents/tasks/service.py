@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..chat.scope import Ref
+from ..scope import Ref
 from . import clock, events, queue
 from .decisions import decide
 from .events import Fired

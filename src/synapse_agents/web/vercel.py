@@ -1,6 +1,6 @@
 """The chat route's wire format: a turn's events as the Vercel AI SDK UI message stream.
 
-`encode_turn` reads the engine's domain events (`chat/events.py`) and yields server-sent events.
+`encode_turn` reads the engine's domain events (`events.py`) and yields server-sent events.
 `pydantic_ai.ui.vercel_ai.VercelAIEventStream` already turns agent events into the protocol's
 text, reasoning, tool input/output (including `tool-output-error` for failed and retried calls),
 step and error chunks, closing open parts and pending tool calls when a run fails. It is reused as
@@ -66,8 +66,8 @@ from pydantic_ai.ui.vercel_ai.response_types import (
 
 from .._json import jsonable
 from ..chat.deferred import paused_calls
-from ..chat.events import Notice, ToolTimed, TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from ..chat.outcome import native_tool_status, usage_summary
+from ..events import Notice, ToolTimed, TurnEvent, TurnFailed, TurnFinished, TurnStarted
 
 STREAM_HEADERS = {
     'x-vercel-ai-ui-message-stream': 'v1',

@@ -10,12 +10,12 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from ..._storable import Unreadable, loads, text_flaw
 from ...chat.attachments import Upload
 from ...chat.deferred import Decisions, DecisionsInvalid, read_decisions
-from ...chat.deps_values import DepsRejected, parse_values
 from ...chat.engine import TurnRejected
-from ...chat.model_choice import selectable_models
 from ...chat.request import TurnRequest
 from ...chat.service import AgentLookupError, current_snapshot, find_agent, target_for
-from ...chat.target import TurnTarget
+from ...targets.deps_values import DepsRejected, parse_values
+from ...targets.model_choice import selectable_models
+from ...targets.target import TurnTarget
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses
 from ..vercel import SDK_VERSION, STREAM_HEADERS, SdkVersion, encode_turn

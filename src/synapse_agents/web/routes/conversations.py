@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ...chat.request import Origin
-from ...chat.scope import MAX_LENGTH
+from ...scope import MAX_LENGTH
 from ...store.forks import ConversationNotFound, NotAUserMessage, TurnInFlight
 from ...store.history import PAGE_SIZE, ConversationFilters, ScopeFilter
 from ...store.ids import is_valid_id, shown_id

@@ -22,8 +22,8 @@ from pydantic import BaseModel, Field
 from pydantic_ai.exceptions import UserError
 
 from ...chat.service import AgentLookupError, find_agent
-from ...chat.target import TurnTarget
 from ...discovery.mcp_servers import McpServer, McpToolInfo, list_server_tools, mcp_servers
+from ...targets.target import TurnTarget
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses
 

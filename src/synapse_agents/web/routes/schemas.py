@@ -21,8 +21,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PlainSerializer
 
-from ...chat.scope import pairs_problem
 from ...corrupt import note
+from ...scope import pairs_problem
 from ...store.repository import DeletionReport
 from ...store.rows import (
     ConversationSummary,

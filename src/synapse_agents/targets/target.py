@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic_ai.agent import AbstractAgent
 from pydantic_ai.models import Model
 
+from ..scope import Ref, Scope
 from .model_choice import DEMO_MODEL_ID
-from .scope import Ref, Scope
 
 
 class AgentAccessDenied(PermissionError):
@@ -93,7 +93,7 @@ class TurnTarget:
     object the Python API was handed that discovery does not know): its runs' trace origin."""
     deps_schema: dict[str, Any] | None = None
     """A configured agent's JSON Schema for its deps: the turn's deps are the values a request
-    sent (or the conversation's stored ones), checked against it (`chat/deps_values.py`)."""
+    sent (or the conversation's stored ones), checked against it (`targets/deps_values.py`)."""
     deps_lifetime: Literal['turn', 'server'] | None = None
     """The agent's own deps lifetime (None: the `deps_lifetime` setting; `chat/deps.py`)."""
     deps_key: str | None = None

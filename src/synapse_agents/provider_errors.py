@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic_ai.exceptions import ModelAPIError, ModelHTTPError
 
-from ..accounting.errors import SpendingLimitExceeded
+from .errors import SpendingLimitExceeded
 
 _MESSAGE_LIMIT = 2000
 

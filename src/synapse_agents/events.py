@@ -24,7 +24,8 @@ from pydantic_ai.messages import AgentStreamEvent
 from pydantic_ai.run import AgentRunResultEvent
 from pydantic_ai.usage import RunUsage
 
-from ..redaction import scrub, scrub_value
+from .provider_errors import card_message, provider_facts
+from .redaction import scrub, scrub_value
 
 
 @dataclass
@@ -74,15 +75,13 @@ class TurnFailed:
     """Tool calls the failure cancelled (stored as interrupted, not as failed)."""
     provider: dict[str, Any] | None = None
     """For a provider's refusal: status, its error type and code, its message, Retry-After
-    (seconds) and the model (`chat/provider_errors.py`); None for any other error."""
+    (seconds) and the model (`provider_errors.py`); None for any other error."""
 
     @classmethod
     def from_exception(cls, error: BaseException, *, recoverable: bool) -> TurnFailed:
         """Describe `error`; the traceback is the formatted exception with its chain. A provider's
         refusal leads with the provider's own message, not the exception's summary. Every secret
         Synapse holds is redacted from all of it (a provider may quote the key it was sent)."""
-        from .provider_errors import card_message, provider_facts
-
         text = scrub(''.join(traceback_module.format_exception(error)))
         message = scrub(card_message(error, str(error) or type(error).__name__))
         provider = scrub_value(provider_facts(error))

@@ -3,7 +3,7 @@
 A `Scope` is fixed when a conversation is opened (stored on its row) and travels with every turn
 of it. Capabilities read it from the run context, never from a global:
 
-    from synapse_agents.chat.scope import Scope
+    from synapse_agents.scope import Scope
 
     async def before_model_request(self, ctx, request_context):
         scope = Scope.of(ctx)          # Scope(tenant=('org', 'acme'), actor=('user', '42'), ...)
@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic_ai import RunContext
 
-from ..corrupt import CorruptRow
+from .corrupt import CorruptRow
 
 Ref = tuple[str, str]
 """A `(type, id)` pair, such as `('user', '42')`."""
