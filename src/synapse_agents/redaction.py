@@ -9,7 +9,7 @@ Two kinds of redaction live here:
   text, replaced by `REDACTED`. A provider may quote the key it was sent (some do, in a 401's
   body), and that text reaches the error card, the stored message, the trace rows, the OTLP export.
   The set holds every registry API key this process encrypted or decrypted (`encryption`), the
-  configured secrets (`remember_settings`: `secret_key`, `token`, the `otel_headers` values, the
+  configured secrets (`settings.remember_settings`: `secret_key`, `token`, the `otel_headers` values, the
   passwords in `database_url` and `queue_url`) and, read at each call, the values of the
   environment variables that name a key, token, secret or password (`OPENAI_API_KEY`, ...).
 
@@ -24,11 +24,8 @@ import json
 import os
 import re
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
-
-if TYPE_CHECKING:
-    from .settings import Settings
 
 HIDDEN = '********'
 """What replaces a value whose name says it is secret."""
@@ -209,19 +206,6 @@ def forget_all() -> None:
     """Forget every secret remembered so far (the environment's are still read): for a process
     that starts over with other settings, such as one test after another."""
     _SECRETS.clear()
-
-
-def remember_settings(settings: Settings) -> None:
-    """The secrets among `settings`: each key of `secret_key`, the access `token`, the values of
-    `otel_headers` (and the credential after `Bearer ` or `Basic `), the passwords of
-    `database_url` and `queue_url`."""
-    if settings.secret_key is not None:
-        remember(*(part.strip() for part in settings.secret_key.get_secret_value().split(',')))
-    if settings.token is not None:
-        remember(settings.token.get_secret_value())
-    if settings.otel_headers is not None:
-        remember_headers(settings.otel_headers.get_secret_value())
-    remember(url_password(settings.database_url), url_password(settings.queue_url))
 
 
 def remember_headers(value: str | None) -> None:

@@ -25,6 +25,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from .redaction import remember, remember_headers, url_password
 from .secret_key_file import key_path, stored_key
 
 ENV_PREFIX = 'SYNAPSE_'
@@ -595,3 +596,16 @@ def settings_markdown() -> str:
         shown = '—' if default in (None, [], {}) else f'`{default}`'
         rows.append(f'| `{name}` | `{ENV_PREFIX}{name.upper()}` | {shown} | {field.description} |')
     return '\n'.join(rows) + '\n'
+
+
+def remember_settings(settings: Settings) -> None:
+    """The secrets among `settings`: each key of `secret_key`, the access `token`, the values of
+    `otel_headers` (and the credential after `Bearer ` or `Basic `), the passwords of
+    `database_url` and `queue_url`."""
+    if settings.secret_key is not None:
+        remember(*(part.strip() for part in settings.secret_key.get_secret_value().split(',')))
+    if settings.token is not None:
+        remember(settings.token.get_secret_value())
+    if settings.otel_headers is not None:
+        remember_headers(settings.otel_headers.get_secret_value())
+    remember(url_password(settings.database_url), url_password(settings.queue_url))

@@ -19,11 +19,10 @@ from synapse_agents.redaction import (
     forget_all,
     mask_password,
     remember,
-    remember_settings,
     scrub,
     scrub_value,
 )
-from synapse_agents.settings import Settings
+from synapse_agents.settings import Settings, remember_settings
 
 runner = CliRunner()
 

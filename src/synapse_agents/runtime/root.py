@@ -25,8 +25,7 @@ import anyio.to_thread
 import pluggy
 
 from ..plugins.manager import default_manager, plugin_jobs, plugin_tables
-from ..redaction import remember_settings
-from ..settings import LoadedSettings, Settings
+from ..settings import LoadedSettings, Settings, remember_settings
 from ..settings_reload import SettingsReloader
 from ..store import Store
 from .jobs import JobRunner
