@@ -28,6 +28,7 @@ from pydantic_ai.models import Model
 from ..accounting.pricing import pricer
 from ..corrupt import CorruptRow, json_problem
 from ..events import Notice, TurnEvent
+from ..registry.providers import resolve_model
 from ..scope import Scope, ScopeMismatch
 from ..settings import Settings
 from ..store import Conversation, Store
@@ -35,7 +36,7 @@ from ..store.decisions import AwaitingCall, Claim, awaiting_calls, claim_decisio
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
 from ..targets.deps_values import DepsRejected, check_values, reads_stored
-from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey, build_model
+from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey
 from ..targets.target import AgentAccessDenied, TurnTarget
 from ..traces.sink import current_place
 from .attachments import SavedAttachment, save_uploads
@@ -134,7 +135,7 @@ class ChatEngine:
                     remove_files, self.attachments_dir, conversation_id, user_message_id
                 )
                 raise _uploads_not_saved(exc) from exc
-        model, name, provider, error = _choose_model(target, turn.model_id)
+        model, name, provider, error = await self._choose_model(target, turn.model_id)
         chosen = turn.model_id or target.own_model_id
         message, resume = turn.message, None
         claimed: tuple[str, ...] = ()
@@ -187,6 +188,34 @@ class ChatEngine:
             claims.append(Claim(call.row_id, decision.status, decision.stored_error, decision.result))
         if not await self.writes.run(claim_decisions(claims)):
             raise TurnRejected(409, 'These tool calls were already decided.', code='not_awaiting')
+
+    async def _choose_model(
+        self, target: TurnTarget, model_id: str | None
+    ) -> tuple[Model | None, str | None, str | None, BaseException | None]:
+        """The model to pass to the run (None: the agent's own), its name and provider, or the error.
+
+        Any model id but the agent's own goes through the one resolver (`registry/providers.py`:
+        demo ids, registry models, pydantic-ai model strings), in a thread since it reads rows."""
+        if target.setup_error is not None:
+            return None, None, None, target.setup_error
+        agent_model = target.agent.model if target.agent is not None else None
+        chosen = model_id or target.own_model_id or DEMO_MODEL_ID
+        if chosen == target.own_model_id and target.own_model_error is not None:
+            return None, None, None, target.own_model_error
+        if chosen == target.own_model_id and agent_model is not None:
+            if target.missing_env:
+                return None, None, None, MissingApiKey(chosen, target.missing_env)
+            if isinstance(agent_model, Model):
+                return None, agent_model.model_name, agent_model.system, None
+            provider, _, name = agent_model.partition(':')
+            return None, name or agent_model, provider or None, None
+        try:
+            model = await anyio.to_thread.run_sync(
+                resolve_model, self.store, self.settings.secret_key, chosen
+            )
+        except Exception as exc:
+            return None, None, None, exc
+        return model, model.model_name, model.system, None
 
     def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
         """The turn's events, each yielded the moment it exists (see `events.py`).
@@ -262,30 +291,6 @@ def _check_access(target: TurnTarget, scope: Scope, origin: str) -> None:
     """A configured agent's `access` rule, for every origin but the developer's playground."""
     if origin != 'playground' and not target.access.unrestricted:
         target.access.check(scope, target.slug)
-
-
-def _choose_model(
-    target: TurnTarget, model_id: str | None
-) -> tuple[Model | None, str | None, str | None, BaseException | None]:
-    """The model to pass to the run (None: the agent's own), its name and provider, or the error."""
-    if target.setup_error is not None:
-        return None, None, None, target.setup_error
-    agent_model = target.agent.model if target.agent is not None else None
-    chosen = model_id or target.own_model_id or DEMO_MODEL_ID
-    if chosen == target.own_model_id and target.own_model_error is not None:
-        return None, None, None, target.own_model_error
-    if chosen == target.own_model_id and agent_model is not None:
-        if target.missing_env:
-            return None, None, None, MissingApiKey(chosen, target.missing_env)
-        if isinstance(agent_model, Model):
-            return None, agent_model.model_name, agent_model.system, None
-        provider, _, name = agent_model.partition(':')
-        return None, name or agent_model, provider or None, None
-    try:
-        model = build_model(chosen)
-    except Exception as exc:
-        return None, None, None, exc
-    return model, model.model_name, model.system, None
 
 
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}

@@ -1,18 +1,21 @@
-"""Registry providers and models as pydantic-ai models.
+"""The model resolver: every model id (the playground's, a preset's, the Python API's) as a model.
 
-A model id (what presets and the Python API name) is, in this order:
+A model id is, in this order:
 
-1. `demo`: the offline demo model;
+1. `demo` or `demo-fast`: the offline demo model (`DemoModel`);
 2. a registry model's key: its provider record (a registry provider's key) and its name there, or,
    when `provider_key` is not a registry provider, the pydantic-ai model string
    `<provider_key>:<name>`;
-3. a pydantic-ai model string (`openai:gpt-5.6-sol`), built as the playground builds it
-   (`chat/model_choice.build_model`).
+3. a pydantic-ai model string (`openai:gpt-5.6-sol`), built by pydantic-ai's own `infer_model`
+   (a missing key is `MissingApiKey` naming the variable).
 
-A registry provider becomes the pydantic-ai provider of its kind with its decrypted API key and
-`base_url`; with no key stored, the provider's usual environment variable applies (except for
-`openai-compatible`, which never borrows `OPENAI_API_KEY`: a local server gets no key). Reading
-the rows (`lookup`) blocks: call it from a thread; `build` does no I/O.
+`resolve_model` is the one entry for a model id, whoever names it. A registry provider becomes the
+pydantic-ai provider of its kind with its decrypted API key and `base_url`. (pydantic-ai's own hook,
+`infer_model(..., provider_factory=...)`, cannot say this: it picks the model class from the
+provider's name, where the registry picks it from the provider's kind.) With no key stored, the
+provider's usual environment variable applies (except for `openai-compatible`, which never borrows
+`OPENAI_API_KEY`: a local server gets no key). Reading the rows (`lookup`, `resolve_model`,
+`model_for`) blocks: call it from a thread; `build` does no I/O.
 """
 
 from __future__ import annotations
@@ -23,13 +26,13 @@ from datetime import datetime
 from typing import Any
 
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.models import Model
+from pydantic_ai.models import Model, infer_model
 from pydantic_ai.settings import ModelSettings
 
-from ..encryption import SecretBox
+from ..demo import DemoModel
+from ..encryption import BadSecretKey, SecretBox
 from ..store import Store
-from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey
-from ..targets.model_choice import build_model as build_model_string
+from ..targets.model_choice import DEMO_FAST_ID, DEMO_IDS, DEMO_PROVIDER, MissingApiKey, missing_env_for
 from .read import by_key
 from .tables import Provider, RegistryModel
 
@@ -82,8 +85,8 @@ class ModelSource:
         """The provider as the agent card shows it: the registry provider's key, else the id's prefix."""
         if self.model is not None:
             return self.model.provider_key
-        if self.model_id == DEMO_MODEL_ID:
-            return 'synapse'
+        if self.model_id in DEMO_IDS:
+            return DEMO_PROVIDER
         provider, sep, _ = self.model_id.partition(':')
         return provider if sep else None
 
@@ -97,7 +100,7 @@ class ModelSource:
 
 def lookup(store: Store, model_id: str) -> ModelSource:
     """The registry rows behind `model_id` (blocking). Never raises for an unknown id: `build` does."""
-    if model_id == DEMO_MODEL_ID:
+    if model_id in DEMO_IDS:
         return ModelSource(model_id, None, None)
     model = by_key(store, RegistryModel, model_id)
     if model is None:
@@ -130,6 +133,20 @@ def build_model(
 def model_for(store: Store, box: SecretBox, model_id: str, *, settings: ModelSettings | None = None) -> Model:
     """The model for a model id (see the module docstring; blocking)."""
     return build(lookup(store, model_id), box, settings=settings)
+
+
+def resolve_model(store: Store, secret_key: Any, model_id: str) -> Model:
+    """The model for any model id, decrypting with the `secret_key` setting (blocking: reads rows).
+
+    A `secret_key` that holds no valid key is an error only for a provider with a stored key."""
+    source = lookup(store, model_id)
+    try:
+        box = SecretBox.from_setting(secret_key)
+    except BadSecretKey:
+        if source.provider is not None and source.provider.secret:
+            raise
+        box = SecretBox(())
+    return build(source, box)
 
 
 def provider_model(
@@ -198,10 +215,29 @@ def _construct(
     return MistralModel(name, provider=MistralProvider(**options), settings=settings)
 
 
-def _from_string(model_id: str, *, shown: str | None = None) -> Model:
-    """A pydantic-ai model string (or `demo`), as the playground builds it."""
+def model_from_string(model_id: str) -> Model:
+    """The demo model for a demo id, else what pydantic-ai's `infer_model` builds (no I/O); a
+    missing key raises `MissingApiKey` naming the variable."""
+    if model_id in DEMO_IDS:
+        if model_id == DEMO_FAST_ID:
+            return DemoModel(model_name=f'{DemoModel().model_name}-fast', chunk_delay=0.005)
+        return DemoModel()
+    missing = missing_env_for(model_id)
+    if missing is not None:
+        raise MissingApiKey(model_id, missing)
     try:
-        return build_model_string(model_id)
+        return infer_model(model_id)
+    except UserError as exc:
+        found = _ENV_IN_MESSAGE.search(str(exc))
+        if found:
+            raise MissingApiKey(model_id, found.group(1)) from exc
+        raise
+
+
+def _from_string(model_id: str, *, shown: str | None = None) -> Model:
+    """A demo id or a pydantic-ai model string; `ModelUnavailable` when pydantic-ai knows neither."""
+    try:
+        return model_from_string(model_id)
     except MissingApiKey:
         raise
     except UserError as exc:

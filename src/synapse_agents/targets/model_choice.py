@@ -1,8 +1,9 @@
 """The playground's model selector: which models an agent can run on, and building the chosen one.
 
 Selectable ids: `demo` (the offline `DemoModel`), `demo-fast` (the same, streaming about six times
-faster: a second model to try the selector with) and pydantic-ai model strings (`openai:gpt-5.6-sol`),
-built by pydantic-ai's own `infer_model`. The list for an agent is, in order:
+faster: a second model to try the selector with) and pydantic-ai model strings (`openai:gpt-5.6-sol`).
+Building the chosen one is the model resolver's business (`registry/providers.py`: every model id,
+registry models included). The list for an agent is, in order:
 
 1. the agent's own model (the default), when it has one;
 2. the demo models (`demo` is the default for an agent with no model of its own);
@@ -16,16 +17,16 @@ A model whose key is missing is still listed when the agent or the `models` sett
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.models import Model, infer_model
 
 DEMO_MODEL_ID = 'demo'
 DEMO_FAST_ID = 'demo-fast'
 DEMO_IDS = (DEMO_MODEL_ID, DEMO_FAST_ID)
+DEMO_PROVIDER = 'synapse'
+"""The demo model's `system` (its provider name on answers and ledger rows)."""
 
 PROVIDER_ENV: dict[str, tuple[str, ...]] = {
     'openai': ('OPENAI_API_KEY',),
@@ -55,8 +56,6 @@ PROVIDER_MODELS: dict[str, tuple[str, ...]] = {
 }
 """Common models offered for each provider whose key is set: a smart one first, then cheaper ones."""
 
-_ENV_IN_MESSAGE = re.compile(r'`?([A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|KEY))`?')
-
 
 @dataclass(frozen=True)
 class ModelOption:
@@ -85,7 +84,7 @@ class MissingApiKey(UserError):
 def provider_of(model_id: str) -> str:
     """The provider part of `provider:model` (`synapse` for the demo model)."""
     if model_id in DEMO_IDS:
-        return 'synapse'
+        return DEMO_PROVIDER
     provider, _, _ = model_id.partition(':')
     return provider.removeprefix('gateway/') if ':' in model_id else ''
 
@@ -131,23 +130,3 @@ def selectable_models(agent_model_id: str | None, extra: list[str], environ: Any
             for model_id in models:
                 add(model_id, 'provider')
     return options
-
-
-def build_model(model_id: str) -> Model:
-    """The model for a selector id; a missing key raises `MissingApiKey` naming the variable."""
-    if model_id in DEMO_IDS:
-        from ..demo import DemoModel
-
-        if model_id == DEMO_FAST_ID:
-            return DemoModel(model_name=f'{DemoModel().model_name}-fast', chunk_delay=0.005)
-        return DemoModel()
-    missing = missing_env_for(model_id)
-    if missing is not None:
-        raise MissingApiKey(model_id, missing)
-    try:
-        return infer_model(model_id)
-    except UserError as exc:
-        found = _ENV_IN_MESSAGE.search(str(exc))
-        if found:
-            raise MissingApiKey(model_id, found.group(1)) from exc
-        raise

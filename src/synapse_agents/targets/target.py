@@ -16,7 +16,7 @@ from pydantic_ai.agent import AbstractAgent
 from pydantic_ai.models import Model
 
 from ..scope import Ref, Scope
-from .model_choice import DEMO_MODEL_ID
+from .model_choice import DEMO_MODEL_ID, DEMO_PROVIDER
 
 
 class AgentAccessDenied(PermissionError):
@@ -143,8 +143,6 @@ def model_id_of(model: Model | str | None) -> str | None:
         return None
     if isinstance(model, str):
         return model
-    from ..demo import DemoModel
-
-    if isinstance(model, DemoModel):
+    if model.system == DEMO_PROVIDER:
         return DEMO_MODEL_ID
     return f'{model.system}:{model.model_name}'
