@@ -16,6 +16,7 @@ import argparse
 import sys
 import tempfile
 import time
+from functools import partial
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,11 +80,15 @@ def measure(label: str, url: str, runs: int, warmup: int) -> list[Result]:
     store = Store.open(url, Path(tempfile.mkdtemp()))
     upgrade(store.engine)
     results: list[Result] = []
+
+    def conversation_row(conversation_id: str) -> object:
+        return store.conversations.get(conversation_id)
+
     try:
         for size in SIZES:
             conversation_id = seed(store, size)
-            floor = timed(lambda cid=conversation_id: store.conversations.get(cid), runs, warmup)
-            read = timed(lambda cid=conversation_id: awaiting_calls(store, cid), runs, warmup)
+            floor = timed(partial(conversation_row, conversation_id), runs, warmup)
+            read = timed(partial(awaiting_calls, store, conversation_id), runs, warmup)
             group = f'{label}, {size:,} tool calls'
             results.append(Result.of(group, 'conversation row by id (floor)', floor))
             target = 'p50 <= 2 ms' if size == SIZES[-1] else ''

@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability
@@ -94,7 +94,13 @@ def seed(store: Store) -> None:
             )
 
 
-def subject(limits: int) -> dict[str, str | None]:
+class Subject(TypedDict):
+    user: str
+    tenant: str
+    agent: str
+
+
+def subject(limits: int) -> Subject:
     """Who a call is for so that exactly `limits` of the seeded limits apply."""
     if limits == 0:
         return {'user': 'user:nobody', 'tenant': 'org:nobody', 'agent': 'nobody'}
@@ -147,8 +153,8 @@ async def measure(
                     samples.setdefault(way, []).append(elapsed)
         await writes.drain()
         walls: dict[str, float] = {}
-        for way, limits in (('without', None), ('1 limit', 1), ('10 limits', 10)):
-            capabilities = [] if limits is None else spending(limits)
+        for way, count in (('without', None), ('1 limit', 1), ('10 limits', 10)):
+            capabilities = [] if count is None else spending(count)
             started = time.perf_counter()
             await asyncio.gather(*(run(bench, capabilities) for _ in range(CONCURRENT)))
             await writes.drain()

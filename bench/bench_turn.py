@@ -311,9 +311,9 @@ async def main_async(args: argparse.Namespace) -> None:
         for name, runs in turns.items():
             base_first = statistics.median(s[0] for s in runs['direct']) * 1000
             base_total = statistics.median(s[1] for s in runs['direct']) * 1000
-            for mode, samples in runs.items():
-                firsts = [s[0] * 1000 for s in samples]
-                totals = [s[1] * 1000 for s in samples]
+            for mode, timings in runs.items():
+                firsts = [s[0] * 1000 for s in timings]
+                totals = [s[1] * 1000 for s in timings]
                 f50, t50 = statistics.median(firsts), statistics.median(totals)
                 print(
                     f'{name:12} {mode:7} {f50:10.2f} / {pct(firsts, 0.95):8.2f} {f50 - base_first:+10.2f}'

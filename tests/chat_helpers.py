@@ -100,7 +100,7 @@ def seed_conversation(
         start = TurnStart(
             conversation_id, True, agent, agent.split('.')[-1], run_id, new_id(), assistant_id, title
         )
-        begin_turn(start)(session)
+        begin_turn(start)(session.connection())
         for name in tools:
             row = {
                 'id': new_id(),
@@ -115,7 +115,7 @@ def seed_conversation(
                 'status': 'success',
                 'started_at': datetime.now(UTC),
             }
-            tool_started(row)(session)
+            tool_started(row)(session.connection())
         ledger = {
             'id': new_id(),
             'run_id': run_id,
@@ -135,7 +135,7 @@ def seed_conversation(
             'duration_ms': 12,
             'created_at': datetime.now(UTC),
         }
-        record_llm_call(ledger)(session)  # the totals end_turn sets come from the ledger
+        record_llm_call(ledger)(session.connection())  # the totals end_turn sets come from the ledger
         record = ErrorRecord(new_id(), 'RuntimeError', 'boom', 'Traceback ...', False) if error else None
         parts: list[dict[str, Any]] = [{'type': 'text', 'text': answer}]
         end = TurnEnd(
@@ -154,7 +154,7 @@ def seed_conversation(
             error=record,
             tool_count=len(tools),
         )
-        end_turn(end)(session)
+        end_turn(end)(session.connection())
         if updated is not None:
             session.execute(
                 update(Conversation).where(Conversation.id == conversation_id).values(updated_at=updated)

@@ -293,20 +293,19 @@ def browser_page(chromium: Any) -> Iterator[Any]:
     page = context.new_page()
     page.set_default_timeout(15_000)
     problems: list[str] = []
+
+    def failed(response: Any) -> None:
+        if response.status >= 400:
+            problems.append(f'{response.status} {response.url}')
+
+    def said(message: Any) -> None:
+        # A failed request is recorded with its URL by `failed`; the console's copy of it has none.
+        if message.type == 'error' and not message.text.startswith('Failed to load resource'):
+            problems.append(message.text)
+
     page.on('pageerror', lambda error: problems.append(f'page error: {error}'))
-    page.on(
-        'response',
-        lambda response: response.status >= 400 and problems.append(f'{response.status} {response.url}'),
-    )
-    # A failed request is recorded above with its URL; the console's copy of it has none.
-    page.on(
-        'console',
-        lambda message: (
-            message.type == 'error'
-            and not message.text.startswith('Failed to load resource')
-            and problems.append(message.text)
-        ),
-    )
+    page.on('response', failed)
+    page.on('console', said)
     page.problems = problems
     yield page
     context.close()

@@ -70,7 +70,7 @@ def seed(store: Store, *rows: dict[str, Any]) -> list[str]:
     """Write the rows in one transaction; their ids."""
     with store.write() as session:
         for row in rows:
-            record_llm_call(row)(session)
+            record_llm_call(row)(session.connection())
     return [row['id'] for row in rows]
 
 

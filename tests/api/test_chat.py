@@ -178,7 +178,10 @@ def test_stateless_demo_agent_and_catalog_failure(chat: TestClient, context: Syn
 def test_native_tools_structured_output_and_fallback_notices_are_recorded(chat: TestClient) -> None:
     def thread_of(slug: str, message: str) -> dict[str, Any]:
         chunks = decode(send(chat, slug, message).text)
-        return chat.get(f'/api/conversations/{chunks[0]["messageMetadata"]["conversation_id"]}').json()
+        thread: dict[str, Any] = chat.get(
+            f'/api/conversations/{chunks[0]["messageMetadata"]["conversation_id"]}'
+        ).json()
+        return thread
 
     research = thread_of(DEMO + 'research-agent', 'Search the web for pydantic-ai')
     parts = research['messages'][1]['parts']

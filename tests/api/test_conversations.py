@@ -83,7 +83,10 @@ def test_filters(client: TestClient, store: Store) -> None:
     b = seed(store, agent='app.support', error=True, tools=('create_ticket', 'lookup_order'))
     c = seed(store, agent='app.billing', tools=('refund',))
     d = seed(store, agent='app.billing', error=True, updated=now - timedelta(days=40))
-    get = lambda **params: set(ids(client.get('/api/conversations', params=params)))  # noqa: E731
+
+    def get(**params: Any) -> set[str]:
+        return set(ids(client.get('/api/conversations', params=params)))
+
     assert get(agents=['app.support']) == {a, b}
     assert get(**{'agents[]': ['app.billing', 'app.support']}) == {a, b, c, d}
     assert get(status='error') == {b, d} and get(status='success') == {a, c}
@@ -267,7 +270,10 @@ def test_a_search_with_filters_finds_matches_beyond_the_newest(
     ]
     if common:
         monkeypatch.setattr(search, 'SEARCH_CAP', 3)  # the newest 3 matches are all agent A's
-    get = lambda **params: client.get('/api/conversations', params={'search': 'refund', **params}).json()  # noqa: E731
+
+    def get(**params: Any) -> Any:
+        return client.get('/api/conversations', params={'search': 'refund', **params}).json()
+
     assert [row['id'] for row in get(agents=['app.billing'])['conversations']] == [b_error, b_ok]
     assert [row['id'] for row in get(status='error')['conversations']] == [b_error]
     assert [row['id'] for row in get(tools=['refund'])['conversations']] == [b_ok]

@@ -62,7 +62,7 @@ def live_statuses(chunks: list[Any]) -> dict[str, str]:
     for chunk in chunks:
         if not isinstance(chunk, dict):
             continue
-        kind, call = chunk.get('type'), chunk.get('toolCallId')
+        kind, call = chunk.get('type'), str(chunk.get('toolCallId'))
         if kind == 'tool-input-start':
             statuses[call] = 'pending'
         elif kind == 'tool-output-available':

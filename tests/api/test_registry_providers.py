@@ -222,11 +222,15 @@ def test_rotation_is_all_or_nothing(store: Store) -> None:
         store, SecretBox.from_setting(second), {'key': 'b', 'kind': 'openai', 'api_key': 'sk-b-1234'}
     )
     with store.read() as session:
-        before = dict(session.execute(text('SELECT key, secret FROM registry_providers')).all())
+        before: dict[str, str] = dict(
+            session.execute(text('SELECT key, secret FROM registry_providers')).all()
+        )
     with pytest.raises(providers_store.RotationFailed, match="provider 'b'"):
         providers_store.rotate(store, SecretBox.from_setting(f'{unrelated},{first}'))
     with store.read() as session:
-        after = dict(session.execute(text('SELECT key, secret FROM registry_providers')).all())
+        after: dict[str, str] = dict(
+            session.execute(text('SELECT key, secret FROM registry_providers')).all()
+        )
     assert after == before, 'nothing was re-encrypted'
 
 

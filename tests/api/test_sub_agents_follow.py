@@ -102,7 +102,8 @@ def _turn(client: TestClient, context: SynapseContext, agents: list[Any], model:
         return finished(events), failure(events)
 
     assert client.portal is not None
-    return client.portal.call(go)
+    outcome: tuple[Any, Any] = client.portal.call(go)
+    return outcome
 
 
 def _models(context: SynapseContext, root: str) -> dict[str, str | None]:

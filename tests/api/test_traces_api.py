@@ -377,7 +377,8 @@ def test_an_engine_turn_started_inside_a_tool_hangs_under_that_tool(
 
     async def consult(q: str) -> str:
         replies.append(await (await syn.conversation(inner)).send(q))
-        return replies[-1].output
+        output: str = replies[-1].output
+        return output
 
     reply = send(syn, delegating('outer', 'consult', consult))
     syn.close_sync()
@@ -637,9 +638,9 @@ def test_deleting_the_conversation_removes_its_trace(
     assert [r['agent_run_id'] for r in roots(client)] == [kept.run_id]
     with store.read() as session:
         left = {
-            row.conversation_id
-            for table in (TraceRun, DebugLog, TraceTool)
-            for row in session.scalars(select(table))
+            conversation_id
+            for column in (TraceRun.conversation_id, DebugLog.conversation_id, TraceTool.conversation_id)
+            for conversation_id in session.scalars(select(column))
         }
     assert left == {kept.conversation_id}
 

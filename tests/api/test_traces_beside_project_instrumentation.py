@@ -112,7 +112,7 @@ def _recorded(client: TestClient, run_id: str, name: str = 'observed') -> dict[s
     assert response.status_code == 200, response.text
     listed = {root['agent_run_id']: root for root in response.json()['roots']}
     assert run_id in listed, f'no trace for the turn: {response.json()}'
-    root = listed[run_id]
+    root: dict[str, Any] = listed[run_id]
     assert (root['agent_name'], root['model_calls'], root['tool_calls'], root['status']) == (name, 2, 1, 'ok')
     tree = client.get(f'{TRACES}/{run_id}').json()['root']
     assert _shape(tree) == (
@@ -177,7 +177,9 @@ def test_instrument_all_called_by_the_project_after_synapse_started_leaves_both_
         'chat',
         'invoke_agent',
     ]
-    assert not [s for s in exporter.get_finished_spans() if s.attributes.get('gen_ai.agent.call.id') == first]
+    assert not [
+        s for s in exporter.get_finished_spans() if (s.attributes or {}).get('gen_ai.agent.call.id') == first
+    ]
 
 
 def test_an_agent_with_its_own_instrument_setting_is_traced_by_both(

@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def printed(server: Any, label: str) -> str:
-    line = next(line for line in server.output().splitlines() if line.strip().startswith(label))
+    line: str = next(line for line in server.output().splitlines() if line.strip().startswith(label))
     return line.split()[-1]
 
 

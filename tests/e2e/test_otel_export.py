@@ -254,7 +254,7 @@ def check_tree(spans: list[Received], root_run_id: str) -> dict[str, Received]:
     assert (tools['ask_b'].parent_span_id, b.parent_span_id) == (a.span_id, tools['ask_b'].span_id)
     assert (tools['ask_c'].parent_span_id, c.parent_span_id) == (b.span_id, tools['ask_c'].span_id)
     calls = [s for s in spans if s.operation == 'chat']
-    owner = {a.span_id: a, b.span_id: b, c.span_id: c}
+    owner: dict[str | None, Received] = {a.span_id: a, b.span_id: b, c.span_id: c}
     assert sorted(owner[call.parent_span_id].attributes['gen_ai.agent.name'] for call in calls) == [
         'a',
         'a',

@@ -135,7 +135,7 @@ def test_limits_set_list_change_and_remove(store: Store) -> None:
     with store.read() as session:
         rows = list(session.query(SpendingLimit))
     assert [(row.id, row.amount, row.currency, row.enabled, row.timezone) for row in rows] == [
-        (limit_id, 7, 'EUR', False, 'Europe/Paris')
+        (limit_id, Decimal(7), 'EUR', False, 'Europe/Paris')
     ]
     seed(store, ledger_row(created=at('2020-01-01 00:00'), agent='support'))  # an agent the ledger knows
     code, output = invoke('limits', 'set', 'agent', 'support', 'sliding_month', '100', '--timezone', 'UTC')

@@ -177,7 +177,7 @@ def fact(info: dict[str, Any], path: str) -> Any:
 
 def without(info: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
     """The dump with those facts (and `unavailable`) taken out."""
-    result = json.loads(json.dumps(info))
+    result: dict[str, Any] = json.loads(json.dumps(info))
     result.pop('unavailable')
     for path in paths:
         if path.startswith('instructions.'):

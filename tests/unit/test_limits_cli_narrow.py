@@ -4,11 +4,11 @@ folded, no column squeezed to a character or two, every limit's id whole (folded
 from __future__ import annotations
 
 import pytest
+from test_accounting_cli import environment, invoke  # noqa: F401 (the fixture)
+from test_tasks_cli_narrow import WIDTH, assert_fits, column_text
 
 from spend_helpers import at, ledger_row, seed
 from synapse_agents.store import Store
-from unit.test_accounting_cli import environment, invoke  # noqa: F401 (the fixture)
-from unit.test_tasks_cli_narrow import WIDTH, assert_fits, column_text
 
 HEADERS = ('Id', 'Scope', 'Amount', 'Headroom')
 

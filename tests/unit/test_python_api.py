@@ -198,7 +198,7 @@ async def test_unknown_ids_agents_and_scopes_raise_before_anything_is_stored(
         with pytest.raises(FileNotFoundError):
             await conv.send('hi', attachments=[Path('missing.pdf')])
         with pytest.raises(TypeError):
-            await conv.send('hi', attachments='a.pdf')  # type: ignore[arg-type]
+            await conv.send('hi', attachments='a.pdf')
         unnamed: Agent[Any, str] = Agent(FunctionModel(lambda m, i: None))  # type: ignore[arg-type, return-value]
         with pytest.raises(ValueError, match='key='):
             await syn.conversation(unnamed)

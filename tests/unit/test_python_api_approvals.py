@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,7 +60,7 @@ def ops_agent(failures: list[str]) -> tuple[Agent[Any, Any], list[str]]:
 
 
 def statuses(database_url: str, conversation_id: str) -> list[tuple[str, str]]:
-    store = Store.open(database_url, None)
+    store = Store.open(database_url, Path('unused'))  # only rows are read here
     try:
         with store.read() as session:
             rows = session.execute(
@@ -76,7 +77,7 @@ def statuses(database_url: str, conversation_id: str) -> list[tuple[str, str]]:
             )
     finally:
         store.close()
-    order = {message_id: index for index, message_id in enumerate(messages)}
+    order: dict[str | None, int] = {message_id: index for index, message_id in enumerate(messages)}
     return sorted((f'{call}@{order[message]}', status) for call, status, message in rows)
 
 

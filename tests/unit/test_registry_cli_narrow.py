@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from unit.test_registry_commands import invoke, on_store  # noqa: F401 (the fixture)
-from unit.test_tasks_cli_narrow import WIDTH, assert_fits
+from test_registry_commands import invoke, on_store  # noqa: F401 (the fixture)
+from test_tasks_cli_narrow import WIDTH, assert_fits
 
 ENTRIES = {
     'models': {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from synapse_agents.settings import SETTING_NAMES, Settings, SettingsError, load_settings
+from synapse_agents.settings import SETTING_NAMES, LoadedSettings, Settings, SettingsError, load_settings
 
 
 def write_pyproject(folder: Path, body: str) -> Path:
@@ -16,8 +16,8 @@ def write_pyproject(folder: Path, body: str) -> Path:
     return path
 
 
-def source_of(loaded: object, name: str) -> str:
-    return next(v.source for v in loaded.values if v.name == name)  # type: ignore[attr-defined]
+def source_of(loaded: LoadedSettings, name: str) -> str:
+    return next(v.source for v in loaded.values if v.name == name)
 
 
 def test_defaults_and_sources(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

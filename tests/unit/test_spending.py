@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterator
 from decimal import Decimal
-from typing import Any
+from typing import Any, Unpack
 
 import pytest
 from pydantic_ai import Agent
@@ -23,6 +23,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import ModelRequestContext, ModelRequestParameters
 from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
 from chat_helpers import collect, failure, finished
@@ -165,6 +166,7 @@ async def test_a_response_named_otherwise_is_priced_as_the_model_asked_for_and_f
     add_limit(store, 'tenant', 'org:acme', '0.15')
     calls: list[int] = []
     served = priced_model(calls=calls, name='acme-1-awq-2026-05')
+    assert served.stream_function is not None
     model = ServedAs(stream_function=served.stream_function, model_name='acme-1-awq-2026-05')
     assert failure(await turn(engine, priced_agent(model))) is None
     (row,) = rows(store, LlmCall)
@@ -297,7 +299,9 @@ async def test_the_output_estimate_falls_back_to_the_registry_model_then_the_set
     assert rows(store, SpendingOverrun)[-1].estimated == Decimal('4.096')
 
 
-def context(model: Any, messages: list[ModelMessage], **settings: Any) -> ModelRequestContext:
+def context(
+    model: Any, messages: list[ModelMessage], **settings: Unpack[ModelSettings]
+) -> ModelRequestContext:
     return ModelRequestContext(
         model=model,
         messages=messages,

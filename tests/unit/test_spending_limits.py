@@ -9,6 +9,7 @@ from decimal import Decimal
 import genai_prices
 import pytest
 from pydantic_ai.usage import RequestUsage
+from sqlalchemy import insert
 
 from spend_helpers import at, ledger_row, seed
 from spending_models import add_limit, add_price, rows
@@ -112,7 +113,7 @@ def test_consumption_counts_the_window_and_live_reservations_of_its_scope(store:
     with writer(store.engine).begin() as connection:
         reserve(connection, Request(Subject(tenant='org:acme'), Decimal('2'), 'USD'), EUR, now)
         connection.execute(
-            SpendingReservation.__table__.insert().values(
+            insert(SpendingReservation).values(
                 id='expired',
                 tenant='org:acme',
                 amount=Decimal(7),

@@ -16,6 +16,7 @@ import pytest
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+from pydantic_ai.settings import ModelSettings
 from sqlalchemy import select
 
 from chat_helpers import collect, failure, finished
@@ -33,7 +34,7 @@ from synapse_agents.targets.target import TurnTarget
 pytestmark = pytest.mark.anyio
 
 ACME = Scope(tenant=('org', 'acme'), actor=('user', '1'))
-SETTINGS = {'max_tokens': OUTPUT_TOKENS}
+SETTINGS: ModelSettings = {'max_tokens': OUTPUT_TOKENS}
 
 
 @pytest.fixture

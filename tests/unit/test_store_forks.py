@@ -132,7 +132,7 @@ async def test_a_fork_holds_exact_copies_of_the_rows_before_the_message(
     assert [c.copied_from_id for c in copies] == [m.id for m in messages[:7]]
     assert [c.id for c in copies] == sorted(c.id for c in copies) and all(c.id > at.id for c in copies)
     for original, copy in zip(messages, copies, strict=False):
-        leave_out = ('id', 'conversation_id', 'copied_from_id', 'owner', 'attachments')
+        leave_out: tuple[str, ...] = ('id', 'conversation_id', 'copied_from_id', 'owner', 'attachments')
         assert values(copy, *leave_out) == values(original, *leave_out)
         assert copy.conversation_id == fork.id and copy.owner is None
     assert copies[1].model_messages and copies[1].usage and copies[1].parts  # what the replay needs
@@ -297,7 +297,10 @@ async def test_a_failed_fork_stores_nothing_and_removes_its_files(engine: ChatEn
 async def test_missing_files_and_symlinks_are_not_copied(engine: ChatEngine, store: Store) -> None:
     source, messages = await source_conversation(engine, store)
     first, second = messages[0], messages[5]
-    resolve = lambda m: resolve_path(store.attachments_dir, m.attachments[0], source, m.id)  # noqa: E731
+
+    def resolve(m: Message) -> Path | None:
+        return resolve_path(store.attachments_dir, m.attachments[0], source, m.id)
+
     missing, linked = resolve(first), resolve(second)
     assert missing is not None and linked is not None
     missing.unlink()

@@ -31,7 +31,7 @@ def every_five(store: Store, name: str = 'reporter', **values: object) -> Standi
         agent='synapse_agents.demo.agents.support-agent',
         instruction='Report the open orders.',
         cron='*/5 * * * *',
-        **values,  # type: ignore[arg-type]
+        **values,
     )
     return standing_store.create(store, data, now=START)
 

@@ -27,7 +27,7 @@ def later(seconds: float) -> datetime:
 
 
 def an_agent(store: Store, name: str = 'clerk', **values: object) -> StandingAgent:
-    data = StandingInput(name=name, agent='app.clerk', instruction='File the papers.', **values)  # type: ignore[arg-type]
+    data = StandingInput(name=name, agent='app.clerk', instruction='File the papers.', **values)
     return standing_store.create(store, data, now=NOW - timedelta(hours=1))
 
 

@@ -199,13 +199,13 @@ async def test_an_events_run_tells_the_agent_the_event_and_its_context(
     (user, _assistant) = rows(store, Message, conversation_id=task.conversation_id)
     assert user.content == 'Ship it.\n\nEvent: order.paid\n\nContext:\n{\n  "n": 2\n}'
     assert logs[0].message == f'Started on worker {WORKER} (event order.paid).'
-    tool_steps = [log for log in logs if log.kind in ('tool_call', 'tool_result')]
-    assert [(log.kind, log.data['tool']) for log in tool_steps] == [
+    tool_steps = [(log.kind, log.data or {}) for log in logs if log.kind in ('tool_call', 'tool_result')]
+    assert [(kind, data['tool']) for kind, data in tool_steps] == [
         ('tool_call', 'lookup'),
         ('tool_result', 'lookup'),
     ]
-    assert tool_steps[0].data['arguments'] == {'order_id': 'A-1'}
-    assert tool_steps[1].data['failed'] is False and 'shipped' in tool_steps[1].data['result']
+    assert tool_steps[0][1]['arguments'] == {'order_id': 'A-1'}
+    assert tool_steps[1][1]['failed'] is False and 'shipped' in tool_steps[1][1]['result']
     (invocation,) = rows(store, ToolInvocation, conversation_id=task.conversation_id)
     assert invocation.status == 'success'
     conversation = store.conversations.get(task.conversation_id or '')

@@ -113,7 +113,7 @@ def runtime(store: Store, database_url: str, module: str, isolated_env: Path) ->
         root.chat.close()
 
 
-def label(ref: Ref | None) -> str | None:
+def label(ref: tuple[str, str | None] | None) -> str | None:
     return f'{ref[0]}:{ref[1]}' if ref is not None else None
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import anyio
 import pytest
+import test_traces_cli as traces
+from test_tasks_cli_narrow import WIDTH, assert_fits, column_text
 
 from synapse_agents.store import Store
-from unit import test_traces_cli as traces
-from unit.test_tasks_cli_narrow import WIDTH, assert_fits, column_text
 
 
 @pytest.fixture
