@@ -39,8 +39,9 @@ __all__ = [
 if TYPE_CHECKING:
     from .chat.deferred import Decision, DecisionsInvalid, PausedCall
     from .deps_setup import register_deps
+    from .errors import UnknownAgent
     from .runtime.conversation import ApprovalPending, Conversation, ConversationNotFound, NotAwaiting, Reply
-    from .runtime.synapse import Synapse, UnknownAgent
+    from .runtime.synapse import Synapse
     from .scope import Scope, ScopeMismatch
     from .store.conversation_log import SqlConversationStore
     from .tasks.errors import TaskError
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 _LAZY = {
     'mount': '.web.mount',
     'Synapse': '.runtime.synapse',
-    'UnknownAgent': '.runtime.synapse',
+    'UnknownAgent': '.errors',
     'Conversation': '.runtime.conversation',
     'ConversationNotFound': '.runtime.conversation',
     'Reply': '.runtime.conversation',

@@ -7,7 +7,28 @@ provider's 429 stays what it is, a retryable `ModelHTTPError`.
 
 from __future__ import annotations
 
+import difflib
 from decimal import Decimal
+
+
+class UnknownAgent(LookupError):
+    """No agent with that slug was discovered; the message names the closest known ones."""
+
+    @classmethod
+    def for_slug(cls, slug: str, known: list[str]) -> UnknownAgent:
+        """The error for `slug`, naming up to three close `known` slugs (or the first ten)."""
+        close = difflib.get_close_matches(slug, known, n=3, cutoff=0.4)
+        if not close:
+            # A slug is `module.name`: match on the last part too (`support` → `...support-agent`).
+            tails = {k.rsplit('.', 1)[-1]: k for k in known}
+            close = [tails[t] for t in difflib.get_close_matches(slug.rsplit('.', 1)[-1], list(tails), n=3)]
+        if close:
+            return cls(f'No agent with slug {slug!r}. Did you mean: {", ".join(repr(c) for c in close)}?')
+        if known:
+            return cls(
+                f'No agent with slug {slug!r}. Known agents: {", ".join(repr(k) for k in known[:10])}.'
+            )
+        return cls(f'No agent with slug {slug!r}: discovery found no agents.')
 
 
 class SpendingError(Exception):

@@ -1,7 +1,16 @@
 """The chat side of a running server: one write queue and engine per store, and agent lookup.
 
-`find_agent` resolves a slug for every front door: a code agent from the discovery catalog, a
-configured agent (`config:<key>`, sandboxes included) from the registry of the runtime's store.
+Agent lookup is one path for every front door, and never blocks the event loop:
+
+- `find_agent(source, slug)`: what a slug names, a code agent from the discovery catalog or a
+  configured agent (`config:<key>`, sandboxes included) from the registry of the runtime's store;
+- `lookup_target(runtime, agent_or_slug, key=...)`: the engine's target for what a front door was
+  handed (the Python API, a task): an agent object (the discovered agent it is, else itself), a code
+  agent's slug, `config:<key>`, or a configured agent's bare key; `UnknownAgent` naming the closest
+  known slugs otherwise.
+
+A catalog scan (which may import modules) and a registry read run in a worker thread; when nothing
+changed since the last scan (`Catalog.fresh`: a few stats) the snapshot is used at once.
 """
 
 from __future__ import annotations
@@ -9,7 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 import anyio.to_thread
+from pydantic_ai.agent import AbstractAgent
 
+from ..errors import UnknownAgent
+from ..registry.agents_runtime import CONFIG_PREFIX, config_key, find_configured
 from ..settings import Settings
 from ..store import Store
 from ..store.write_queue import WriteQueue
@@ -42,11 +54,9 @@ async def find_agent(source: Any, slug: str) -> Any:
     """
     store: Store | None = getattr(source, 'store', None)
     catalog = getattr(source, 'catalog', None) if store is not None else source
-    if slug.startswith('config:'):
+    if slug.startswith(CONFIG_PREFIX):
         if store is None:
             return None
-        from ..registry.agents_runtime import config_key, find_configured
-
         key = config_key(slug)
         if key is None:
             return None
@@ -74,3 +84,52 @@ async def current_snapshot(catalog: Any) -> Any:
 def target_for(found: Any) -> TurnTarget:
     """The engine's view of a discovered (or configured) agent."""
     return TurnTarget.from_discovered(found)
+
+
+async def lookup_target(
+    runtime: Any, agent: AbstractAgent[Any, Any] | str, *, key: str | None = None
+) -> TurnTarget:
+    """The turn target for an agent object or a slug (see the module docstring).
+
+    An agent object discovery found is its discovered agent (stored under its slug, so the
+    playground can continue its conversations); any other is stored under `key`, else its `name`.
+    A configured agent that cannot run raises its own error here."""
+    catalog = runtime.catalog
+    if not isinstance(agent, str):
+        if not isinstance(agent, AbstractAgent):
+            raise TypeError(f'agent: expected a pydantic-ai agent or a slug, got {type(agent).__name__}.')
+        return await _target_of_object(catalog, agent, key)
+    slug = agent
+    found = None
+    if not slug.startswith(CONFIG_PREFIX) and catalog is not None:
+        found = await find_agent(catalog, slug)
+    if found is None and slug:
+        configured = slug if slug.startswith(CONFIG_PREFIX) else f'{CONFIG_PREFIX}{slug}'
+        found = await find_agent(runtime, configured)
+        if found is not None and found.setup_error is not None:
+            raise found.setup_error
+    if found is not None:
+        return target_for(found)
+    if catalog is None and not slug.startswith(CONFIG_PREFIX):
+        raise UnknownAgent(
+            f'No agent with slug {slug!r}: discovery is off (discover=False) and the registry '
+            'has no configured agent with that key.'
+        )
+    known = [a.slug for a in (await current_snapshot(catalog)).agents] if catalog is not None else []
+    raise UnknownAgent.for_slug(slug, known)
+
+
+async def _target_of_object(catalog: Any, agent: AbstractAgent[Any, Any], key: str | None) -> TurnTarget:
+    if key is None and catalog is not None:
+        for found in (await current_snapshot(catalog)).agents:
+            if found.agent is agent:
+                return target_for(found)
+    slug = key or agent.name
+    if not slug:
+        raise ValueError(
+            'This agent has no name and discovery does not know it: pass key="..." '
+            '(the name its conversations are stored under) or give the agent a name.'
+        )
+    if len(slug) > 255:
+        raise ValueError(f'key: {len(slug)} characters is more than 255.')
+    return TurnTarget.for_agent(agent, slug=slug)

@@ -15,7 +15,6 @@ jobs (the heartbeat that tells other processes its turns are alive, and the star
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -29,11 +28,10 @@ from pydantic_ai.usage import UsageLimits
 
 from ..chat.deps import given
 from ..chat.request import ORIGINS, Origin
-from ..chat.service import find_agent
+from ..chat.service import lookup_target
 from ..scope import Ref, Scope
 from ..settings import LoadedSettings, Settings, load_settings
 from ..store.ids import is_valid_id, shown_id
-from ..targets.target import TurnTarget
 from .conversation import Conversation, ConversationNotFound, TurnSettings, WrongAgent
 from .root import SynapseRuntime
 
@@ -41,10 +39,6 @@ if TYPE_CHECKING:
     from ..store.conversation_log import SqlConversationStore
     from ..tasks.events import Fired
     from .blocking import BlockingConversation
-
-
-class UnknownAgent(LookupError):
-    """No agent with that slug was discovered; the message names the closest known ones."""
 
 
 class Synapse:
@@ -166,7 +160,7 @@ class Synapse:
         scope = Scope(tenant=tenant, actor=actor, subject=subject)  # InvalidScope before anything
         if origin not in ORIGINS:
             raise ValueError(f'origin: {origin!r:.80} is not one of {", ".join(ORIGINS)}.')
-        target = await self._target(agent, key)
+        target = await lookup_target(self.runtime, agent, key=key)
         if deps is not None:
             target.deps_factory = given(deps)  # used as they are: never entered nor torn down
         runtime = self.runtime
@@ -266,51 +260,6 @@ class Synapse:
 
     # -- agents and scopes ---------------------------------------------------------------
 
-    async def _target(self, agent: AbstractAgent[Any, Any] | str, key: str | None) -> TurnTarget:
-        runtime = self.runtime
-        catalog = runtime.catalog
-        if isinstance(agent, str):
-            return await self._target_by_slug(agent)
-        if not isinstance(agent, AbstractAgent):
-            raise TypeError(f'agent: expected a pydantic-ai agent or a slug, got {type(agent).__name__}.')
-        if key is None and catalog is not None:
-            snapshot = await anyio.to_thread.run_sync(catalog.scan)
-            for found in snapshot.agents:
-                if found.agent is agent:
-                    return TurnTarget.from_discovered(found)
-        slug = key or agent.name
-        if not slug:
-            raise ValueError(
-                'This agent has no name and discovery does not know it: pass key="..." '
-                '(the name its conversations are stored under) or give the agent a name.'
-            )
-        if len(slug) > 255:
-            raise ValueError(f'key: {len(slug)} characters is more than 255.')
-        return TurnTarget.for_agent(agent, slug=slug)
-
-    async def _target_by_slug(self, slug: str) -> TurnTarget:
-        """A code agent's slug, `config:<key>`, or a configured agent's bare key when no code agent
-        has that slug. A configured agent that cannot run raises its error here."""
-        runtime = self.runtime
-        catalog = runtime.catalog
-        found = None
-        if not slug.startswith('config:') and catalog is not None:
-            found = await find_agent(catalog, slug)
-        if found is None and slug:
-            configured = slug if slug.startswith('config:') else f'config:{slug}'
-            found = await find_agent(runtime, configured)
-            if found is not None and found.setup_error is not None:
-                raise found.setup_error
-        if found is not None:
-            return TurnTarget.from_discovered(found)
-        if catalog is None and not slug.startswith('config:'):
-            raise UnknownAgent(
-                f'No agent with slug {slug!r}: discovery is off (discover=False) and the registry '
-                'has no configured agent with that key.'
-            )
-        known = [a.slug for a in catalog.scan().agents] if catalog is not None else []
-        raise UnknownAgent(unknown_slug_message(slug, known))
-
     async def _continued_scope(self, conversation_id: str, slug: str, asked: Scope) -> Scope:
         if not is_valid_id(conversation_id):
             raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
@@ -322,16 +271,3 @@ class Synapse:
                 f'Conversation {conversation_id!r} belongs to agent {row.agent_key!r}, not {slug!r}.'
             )
         return Scope.stored(row, 'conversations').continued_with(asked, conversation_id)
-
-
-def unknown_slug_message(slug: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(slug, known, n=3, cutoff=0.4)
-    if not close:
-        # A slug is `module.name`: match on the last part too (`support` → `...demo.agents.support-agent`).
-        tails = {k.rsplit('.', 1)[-1]: k for k in known}
-        close = [tails[t] for t in difflib.get_close_matches(slug.rsplit('.', 1)[-1], list(tails), n=3)]
-    if close:
-        return f'No agent with slug {slug!r}. Did you mean: {", ".join(repr(c) for c in close)}?'
-    if known:
-        return f'No agent with slug {slug!r}. Known agents: {", ".join(repr(k) for k in known[:10])}.'
-    return f'No agent with slug {slug!r}: discovery found no agents.'

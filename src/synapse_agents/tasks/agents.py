@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import anyio.to_thread
-
-from ..chat.service import AgentLookupError, find_agent
-from ..runtime.synapse import UnknownAgent, unknown_slug_message
+from ..chat.service import AgentLookupError, lookup_target
+from ..errors import UnknownAgent
 from ..targets.target import TurnTarget
 from .errors import TaskError, field_error
 
@@ -21,22 +19,9 @@ if TYPE_CHECKING:
 
 
 async def target_for(runtime: SynapseRuntime, key: str) -> TurnTarget:
-    """The turn target of `key`; `UnknownAgent` when nothing has that slug or key."""
-    found = None
-    if not key.startswith('config:') and runtime.catalog is not None:
-        found = await find_agent(runtime.catalog, key)
-    if found is None:
-        configured = key if key.startswith('config:') else f'config:{key}'
-        found = await find_agent(runtime, configured)
-        if found is not None and found.setup_error is not None:
-            raise found.setup_error
-    if found is None:
-        known: list[str] = []
-        if runtime.catalog is not None:
-            snapshot = await anyio.to_thread.run_sync(runtime.catalog.scan)
-            known = [agent.slug for agent in snapshot.agents]
-        raise UnknownAgent(unknown_slug_message(key, known))
-    return TurnTarget.from_discovered(found)
+    """The turn target of `key` (the one agent lookup: `chat/service.py`); `UnknownAgent` when
+    nothing has that slug or key."""
+    return await lookup_target(runtime, key)
 
 
 async def check_agent(runtime: SynapseRuntime, key: str, field: str = 'agent') -> None:
