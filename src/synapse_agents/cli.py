@@ -7,7 +7,7 @@ import json
 import sys
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import pluggy
 import typer
@@ -16,11 +16,9 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from . import __version__
+from .cli_common import open_root
 from .redaction import mask_password
 from .settings import LoadedSettings, SettingValue, load_settings
-
-if TYPE_CHECKING:
-    from .runtime import SynapseRuntime
 
 console = Console()
 err_console = Console(stderr=True)
@@ -68,14 +66,6 @@ def _version(value: bool) -> None:
 
 def _settings(**overrides: Any) -> LoadedSettings:
     return load_settings(overrides)
-
-
-def _runtime(ctx: typer.Context) -> SynapseRuntime:
-    """The root for a command that uses the store (no agent catalog: nothing is imported)."""
-    from .cli_db import plugins_of
-    from .runtime import SynapseRuntime
-
-    return SynapseRuntime.open(_settings(), agents=False, plugins=plugins_of(ctx))
 
 
 def _confirm(question: str, yes: bool) -> bool:
@@ -243,7 +233,7 @@ def prune(
     yes: Annotated[bool, typer.Option('--yes', '-y', help='Do not ask for confirmation.')] = False,
 ) -> None:
     """Delete old conversations with their messages, tool rows, ledger rows and files."""
-    with _runtime(ctx) as runtime:
+    with open_root(ctx) as runtime:
         store = runtime.store
         if days is None:
             from .registry.settings_store import effective
@@ -268,7 +258,7 @@ def clear(
     yes: Annotated[bool, typer.Option('--yes', '-y', help='Do not ask for confirmation.')] = False,
 ) -> None:
     """Delete all conversation history, including attachment files."""
-    with _runtime(ctx) as runtime:
+    with open_root(ctx) as runtime:
         store = runtime.store
         count = store.counts()['conversations']
         if not _confirm(f'Delete all {count} conversations and their attachments?', yes):

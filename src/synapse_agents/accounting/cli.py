@@ -6,18 +6,18 @@ error with exit code 1 (2 for an option that cannot be read).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .. import cli_common
+from ..cli_common import echo_json, fail
 from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
@@ -51,31 +51,16 @@ class GroupChoice(StrEnum):
     model = 'model'
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """One line on standard error, then exit."""
-    Console(stderr=True).print(f'[red]Error:[/red] {escape(message)}', highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-@contextmanager
-def opened(ctx: typer.Context, *, agents: bool = False) -> Iterator[SynapseRuntime]:
-    """The root with the store (the agent catalog only when `agents`); a refusal of the settings or
-    a limit as one line."""
-    from ..cli_db import plugins_of
-    from ..runtime import SynapseRuntime
-    from ..settings import SettingsError, load_settings
-    from ..store.setup import StoreNotReady
+def _refused(exc: Exception) -> tuple[str, int] | None:
     from .limits_store import LimitError
 
-    try:
-        runtime = SynapseRuntime.open(load_settings(), agents=agents, plugins=plugins_of(ctx))
-    except (SettingsError, StoreNotReady) as exc:
-        fail(str(exc))
-    try:
-        with runtime:
-            yield runtime
-    except LimitError as exc:
-        fail(exc.message)
+    return (exc.message, 1) if isinstance(exc, LimitError) else None
+
+
+def opened(ctx: typer.Context, *, agents: bool = False) -> AbstractContextManager[SynapseRuntime]:
+    """The root with the store (the agent catalog only when `agents`); a refusal of the settings,
+    the store or a limit as one line."""
+    return cli_common.opened(ctx, agents=agents, refused=_refused)
 
 
 def _bound(value: str, option: str, zone: str, *, end: bool) -> datetime | None:
@@ -143,7 +128,7 @@ def spend(
     if as_json:
         from .routes import Spend
 
-        typer.echo(json.dumps(Spend.of(report).model_dump(mode='json'), indent=2, ensure_ascii=False))
+        echo_json(Spend.of(report).model_dump(mode='json'))
         return
     table = Table(title=f'Spend by {by.value} ({report.currency}; days in {report.timezone})')
     table.add_column(by.value.capitalize(), overflow='fold')
@@ -217,7 +202,7 @@ def limits_list(
         from .routes import Limit, LimitList
 
         answer = LimitList(limits=[Limit.of(found, one) for found, one in zip(statuses, worst, strict=True)])
-        typer.echo(json.dumps(answer.model_dump(mode='json'), indent=2, ensure_ascii=False))
+        echo_json(answer.model_dump(mode='json'))
         return
     if not statuses:
         Console().print('No spending limits.')

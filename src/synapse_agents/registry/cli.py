@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .. import cli_common
+from ..cli_common import Json, echo_json, fail, warn
 from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from ..settings import LoadedSettings
 
 console = Console()
-err_console = Console(stderr=True)
 
 registry_app = typer.Typer(help='The registry: providers, models, presets, tones, agents, settings.')
 DROPPED_FIRST = {'version': 2, 'is_sandbox': 1}
@@ -51,37 +51,18 @@ Source = Annotated[str, typer.Argument(help="A YAML or JSON file; '-' (the defau
 KindArgument = Annotated[Kind, typer.Argument(help='What to work on.', case_sensitive=False)]
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """One line on standard error, then exit."""
-    err_console.print(f'[red]Error:[/red] {escape(message)}', highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-def warn(message: str) -> None:
-    """One line on standard error; the command goes on."""
-    err_console.print(f'[yellow]Warning:[/yellow] {escape(message)}', highlight=False, soft_wrap=True)
-
-
-@contextmanager
-def opened(ctx: typer.Context) -> Iterator[SynapseRuntime]:
-    """The root with the store (no agent catalog); every refusal as one line."""
-    from ..cli_db import plugins_of
+def _refused(exc: Exception) -> tuple[str, int] | None:
     from ..encryption import BadSecretKey, NoSecretKey
-    from ..runtime import SynapseRuntime
-    from ..settings import SettingsError, load_settings
     from .errors import RegistryError
 
-    try:
-        runtime = SynapseRuntime.open(load_settings(), agents=False, plugins=plugins_of(ctx))
-    except SettingsError as exc:
-        fail(str(exc))
-    try:
-        with runtime:
-            yield runtime
-    except RegistryError as exc:
-        fail(exc.message.removeprefix('body.'))
-    except (NoSecretKey, BadSecretKey) as exc:
-        fail(str(exc))
+    if isinstance(exc, RegistryError):
+        return exc.message.removeprefix('body.'), 1
+    return (str(exc), 1) if isinstance(exc, NoSecretKey | BadSecretKey) else None
+
+
+def opened(ctx: typer.Context) -> AbstractContextManager[SynapseRuntime]:
+    """The root with the store (no agent catalog); every refusal as one line."""
+    return cli_common.opened(ctx, refused=_refused)
 
 
 def read_source(source: str) -> Any:
@@ -120,10 +101,6 @@ def entry_of(data: Any, what: str) -> dict[str, Any]:
     return data
 
 
-def echo_json(value: Any) -> None:
-    typer.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
-
-
 def kind_of(kind: Kind) -> Any:
     """What the commands do for `kind` (`cli_kinds.Kind`)."""
     from .cli_kinds import KINDS
@@ -142,7 +119,7 @@ def list_command(
         SandboxChoice | None,
         typer.Option(help='Sandboxes (agents, presets): `only` them, or `include` them.'),
     ] = None,
-    as_json: Annotated[bool, typer.Option('--json', help='Print the JSON the HTTP API answers.')] = False,
+    as_json: Json = False,
 ) -> None:
     """List the entries of a kind, by key (sandboxes left out unless asked for)."""
     chosen = kind_of(kind)

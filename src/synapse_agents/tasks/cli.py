@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from ..cli_common import Json, echo_json, fail, when
 from ..cli_tables import fitted_table
 from .cli_support import (
     STANDING_COLUMNS,
@@ -23,7 +24,6 @@ from .cli_support import (
     Demo,
     Events,
     Id,
-    Json,
     Subject,
     Tenant,
     Zone,
@@ -33,8 +33,6 @@ from .cli_support import (
     counted,
     describe,
     duration_text,
-    echo_json,
-    fail,
     fields,
     opened,
     prechecked,
@@ -43,7 +41,6 @@ from .cli_support import (
     runs_table,
     say,
     validated,
-    when,
 )
 
 tasks_app = typer.Typer(

@@ -5,27 +5,27 @@ A refusal is one line on standard error (`fail`); a table is a Rich table on sta
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import datetime
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from decimal import Decimal
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .. import cli_common
+from ..cli_common import fail, when
 from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
     from ..runtime import SynapseRuntime
     from ..scope import Ref
+    from .errors import TaskError
     from .tables import AgentLog, AgentTask, StandingAgent
 
 Id = Annotated[str, typer.Argument(help="The standing agent's id.")]
-Json = Annotated[bool, typer.Option('--json', help='Print the JSON the HTTP API answers.')]
 Demo = Annotated[bool, typer.Option('--demo', help='Include the offline demo agents.')]
 Tenant = Annotated[str | None, typer.Option(help="The tenant as type:id, e.g. org:acme ('' for none).")]
 Subject = Annotated[str | None, typer.Option(help="What it works on, as type:id ('' for none).")]
@@ -35,12 +35,6 @@ Events = Annotated[list[str] | None, typer.Option('--event', help='An event it r
 Debounce = Annotated[int | None, typer.Option(help='Seconds in which firings on a subject fold into one.')]
 OPTIONS = {'debounce_seconds': '--debounce', 'events': '--event'}
 Result = TypeVar('Result')
-
-
-def fail(message: str, code: int = 1) -> NoReturn:
-    """One line on standard error, then exit."""
-    Console(stderr=True).print(f'[red]Error:[/red] {escape(message)}', highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 def say(text: str) -> None:
@@ -55,31 +49,25 @@ def checked(check: Callable[..., Result], *args: Any) -> Result:
     try:
         return check(*args)
     except TaskError as exc:
-        fail(exc.message, 2 if exc.status == 422 else 1)
+        fail(*_line(exc))
 
 
-@contextmanager
-def opened(ctx: typer.Context, *, agents: bool = False, demo: bool = False) -> Iterator[SynapseRuntime]:
-    """The root (with the agent catalog when `agents`); every refusal as one line."""
-    from ..cli_db import plugins_of
-    from ..runtime import SynapseRuntime
-    from ..settings import SettingsError, load_settings
-    from ..store.setup import StoreNotReady
+def _line(exc: TaskError) -> tuple[str, int]:
+    """A refusal's line and exit code: 2 for input that cannot be used, else 1."""
+    return exc.message, 2 if exc.status == 422 else 1
+
+
+def _refused(exc: Exception) -> tuple[str, int] | None:
     from .errors import TaskError
 
-    try:
-        runtime = SynapseRuntime.open(load_settings(), agents=agents, demo=demo, plugins=plugins_of(ctx))
-    except (SettingsError, StoreNotReady) as exc:
-        fail(str(exc))
-    try:
-        with runtime:
-            yield runtime
-    except TaskError as exc:
-        fail(exc.message, 2 if exc.status == 422 else 1)
+    return _line(exc) if isinstance(exc, TaskError) else None
 
 
-def echo_json(value: Any) -> None:
-    typer.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+def opened(
+    ctx: typer.Context, *, agents: bool = False, demo: bool = False
+) -> AbstractContextManager[SynapseRuntime]:
+    """The root (with the agent catalog when `agents`); every refusal as one line."""
+    return cli_common.opened(ctx, agents=agents, demo=demo, refused=_refused)
 
 
 def ref_of(option: str, value: str | None) -> Ref | None:
@@ -139,10 +127,6 @@ def check_agent_in(runtime: SynapseRuntime, agent: str) -> None:
 
 
 # -- formatting ----------------------------------------------------------------------------------
-
-
-def when(moment: datetime | None) -> str:
-    return f'{moment:%Y-%m-%d %H:%M:%S} UTC' if moment is not None else '—'
 
 
 def cost_text(cost: Decimal | None) -> str:

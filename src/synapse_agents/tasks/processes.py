@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from .cli_support import fail
+from ..cli_common import fail
 
 if TYPE_CHECKING:
     from ..runtime import SynapseRuntime

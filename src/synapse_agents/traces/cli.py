@@ -8,11 +8,8 @@ used, 1 when the settings or the store refuse.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,17 +17,14 @@ from rich.markup import escape
 from rich.text import Text
 from rich.tree import Tree
 
+from ..cli_common import Json, echo_json, fail, opened, when
 from ..cli_tables import Column, fitted_table
-
-if TYPE_CHECKING:
-    from ..runtime import SynapseRuntime
 
 traces_app = typer.Typer(
     help='Traces of agent runs: the roots, one tree of runs, model calls and tool calls, one model call.',
     no_args_is_help=True,
 )
 
-Json = Annotated[bool, typer.Option('--json', help='Print the JSON the HTTP API answers.')]
 PREVIEW = 400
 """The most characters of a message part `call` prints (`--json` prints everything)."""
 DRAWN = 8
@@ -50,37 +44,7 @@ LIST_COLUMNS = (
 when there is not; in 80 columns the model, tokens, cost and duration leave first."""
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """One line on standard error, then exit."""
-    Console(stderr=True).print(f'[red]Error:[/red] {escape(message)}', highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-@contextmanager
-def opened(ctx: typer.Context) -> Iterator[SynapseRuntime]:
-    """The root with the store (no agent catalog); a refusal of the settings or the store as one line."""
-    from ..cli_db import plugins_of
-    from ..runtime import SynapseRuntime
-    from ..settings import SettingsError, load_settings
-    from ..store.setup import StoreNotReady
-
-    try:
-        runtime = SynapseRuntime.open(load_settings(), agents=False, plugins=plugins_of(ctx))
-    except (SettingsError, StoreNotReady) as exc:
-        fail(str(exc))
-    with runtime:
-        yield runtime
-
-
-def echo_json(value: Any) -> None:
-    typer.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
-
-
 # -- formatting ----------------------------------------------------------------------------------
-
-
-def when(moment: datetime | None) -> str:
-    return f'{moment:%Y-%m-%d %H:%M:%S} UTC' if moment is not None else '—'
 
 
 def took(milliseconds: int | None) -> str:
