@@ -16,9 +16,9 @@ from typing import Any
 import pydantic_ai.models
 import pytest
 from pydantic_ai import Agent
+from sqlalchemy import text
 
 from synapse_agents import Synapse
-from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.registry.tables import Provider, RegistryModel
 
 pytestmark = pytest.mark.anyio
@@ -77,12 +77,13 @@ async def test_a_registry_model_key_overrides_the_model_in_the_python_api(
         conv = await syn.conversation(agent, model='local-llama:llama3.2')
         reply = await conv.send('Hello')
         with store.read() as session:
-            calls = session.query(LlmCall).filter_by(conversation_id=reply.conversation_id).all()
+            sql = text('SELECT model FROM llm_calls WHERE conversation_id = :id')
+            models = list(session.scalars(sql, {'id': reply.conversation_id}))
     assert reply.output == 'local answer'
     assert reply.model == 'llama3.2'
     [request] = LocalLlama.seen
     assert request['path'] == '/v1/chat/completions' and request['model'] == 'llama3.2'
-    assert [call.model for call in calls] == ['llama3.2']
+    assert models == ['llama3.2']
 
 
 async def test_an_unknown_model_id_names_the_three_kinds(database_url: str) -> None:

@@ -46,8 +46,9 @@ from ..chat.deferred import (
     waiting_call,
 )
 from ..chat.engine import ChatEngine, TurnRejected
+from ..chat.reader import TurnReader
 from ..chat.request import Origin, TurnRequest
-from ..events import TurnFailed, TurnFinished, TurnStarted
+from ..events import TurnFinished
 from ..scope import Scope, ScopeMismatch
 from ..store.decisions import awaiting_calls
 from ..targets.target import TurnTarget, model_id_of
@@ -261,30 +262,22 @@ class Conversation:
                 prepared.model = self._settings.model
                 prepared.model_name = self._settings.model.model_name
                 prepared.provider = self._settings.model.system
-            failure: TurnFailed | None = None
-            result: AgentRunResult[Any] | None = None
+            reader = TurnReader()
             async with aclosing(self._engine.stream(prepared)) as stream:
                 async for event in stream:
-                    if isinstance(event, TurnStarted):
-                        continue
-                    if isinstance(event, TurnFailed):
-                        failure = event
-                    elif isinstance(event, TurnFinished):
-                        self._finish(event, result, failure)
-                    elif isinstance(event, AgentRunResultEvent):
-                        result = event.result
-                        if events:
+                    if reader.read(event):
+                        if events and not _is_synapse_event(event):
                             yield event
-                    elif events and not _is_synapse_event(event):
+                    elif isinstance(event, TurnFinished):
+                        self._finish(event, reader)
+                    elif isinstance(event, AgentRunResultEvent) and events:
                         yield event
 
-    def _finish(
-        self, finished: TurnFinished, result: AgentRunResult[Any] | None, failure: TurnFailed | None
-    ) -> None:
+    def _finish(self, finished: TurnFinished, reader: TurnReader) -> None:
         if finished.conversation_id is not None:
             self._id = finished.conversation_id
-        if failure is not None:
-            error = failure.error or RuntimeError(failure.message)
+        result = reader.result
+        if (error := reader.error) is not None:
             where = (
                 f'conversation {finished.conversation_id}' if finished.conversation_id else 'no conversation'
             )

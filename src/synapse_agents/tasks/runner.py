@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
-from pydantic_ai.run import AgentRunResultEvent
 
 from .._json import jsonable
 from .._words import plural
 from ..accounting.limits import REFUSED, UNREADABLE, Subject, applicable_limits, consumption
 from ..accounting.spend import decimal_text
 from ..chat.engine import TurnRejected
+from ..chat.reader import TurnReader
 from ..chat.request import TurnRequest
 from ..corrupt import CorruptRow, unreadable_amount
-from ..events import TurnFailed, TurnFinished, TurnStarted
+from ..events import TurnStarted
 from ..scope import Scope, scope_problem
 from ..store.schema import utcnow
 from ..traces.sink import RunPlace
@@ -181,10 +181,7 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
         prepared = await engine.prepare(request)
     except TurnRejected as exc:
         return Outcome('failed', error=exc.message)
-    failure: TurnFailed | None = None
-    finished: TurnFinished | None = None
-    output: Any = None
-    started_turn: TurnStarted | None = None
+    reader = TurnReader()
     cancelled = False
     async with anyio.create_task_group() as group:
         run_scope = anyio.CancelScope()
@@ -205,8 +202,9 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
         with run_scope:
             async with aclosing(engine.stream(prepared)) as stream:
                 async for event in stream:
-                    if isinstance(event, TurnStarted):
-                        started_turn = event
+                    if reader.read(event):
+                        log.event(event)
+                    elif isinstance(event, TurnStarted):
                         await anyio.to_thread.run_sync(
                             functools.partial(
                                 queue.progress,
@@ -220,18 +218,11 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
                             'notice',
                             f'Conversation {event.conversation_id}, model {event.model or "default"}.',
                         )
-                    elif isinstance(event, TurnFailed):
-                        failure = event
-                    elif isinstance(event, TurnFinished):
-                        finished = event
-                    elif isinstance(event, AgentRunResultEvent):
-                        output = event.result.output
-                    else:
-                        log.event(event)
                     await log.flush()  # each step as it happens: the task's log is live
         group.cancel_scope.cancel()
-    if finished is None and started_turn is not None:
-        return await _interrupted(runtime, started_turn, cancelled)
+    finished, failure = reader.finished, reader.failure
+    if finished is None and reader.started is not None:
+        return await _interrupted(runtime, reader.started, cancelled)
     usage = finished.usage if finished is not None else None
     common: dict[str, Any] = {
         'input_tokens': usage.input_tokens if usage else 0,
@@ -251,7 +242,7 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
     if finished is None or finished.status != 'complete':
         status = finished.status if finished is not None else 'unknown'
         return Outcome('failed', error=f'The run ended without an answer (status {status}).', **common)
-    return Outcome('succeeded', output=jsonable(output), **common)
+    return Outcome('succeeded', output=jsonable(reader.output), **common)
 
 
 async def _interrupted(runtime: SynapseRuntime, started: TurnStarted, cancelled: bool) -> Outcome:
