@@ -251,6 +251,37 @@ class Decision:
         return bool(self.refusals)
 
 
+def _check_readable(found: Sequence[SpendingLimit]) -> None:
+    """A limit whose amount cannot be read lets nothing through (`CorruptRow` names it)."""
+    for limit in found:
+        if unreadable_amount(limit.amount):
+            raise CorruptRow('spending_limits', limit.id, f'{UNREADABLE}: {REFUSED}')
+
+
+def reached(
+    store: Store, subject: Subject, settings: Settings | None = None, now: datetime | None = None
+) -> list[Refusal]:
+    """The limits applying to `subject` whose window is already full (spent and reserved at or over
+    the amount), by id: no priced call for `subject` can pass them, so a run is refused before it
+    starts (a task). The limits, windows and consumption are `reserve`'s, read in one statement; each
+    call is still decided by `reserve`. `CorruptRow` for a limit whose amount cannot be read."""
+    condition = _applicable(subject)
+    if condition is None:
+        return []
+    moment = _aware(now or utcnow())
+    with store.read() as session:
+        connection = session.connection()
+        query = select(*_LIMIT_COLUMNS).where(condition).order_by(SpendingLimit.id)
+        found = [SpendingLimit(**row._mapping) for row in connection.execute(query).all()]
+        _check_readable(found)
+        consumed = consumptions_in(connection, found, moment, settings or _defaults())
+    return [
+        Refusal(limit, spent, Decimal(0))
+        for limit, spent in zip(found, consumed, strict=True)
+        if spent >= limit.amount
+    ]
+
+
 def reserve(
     connection: Connection, request: Request, settings: Settings, now: datetime | None = None
 ) -> Decision:
@@ -266,9 +297,7 @@ def reserve(
     limits = [SpendingLimit(**row._mapping) for row in connection.execute(locked).all()]
     if not limits:
         return Decision()
-    for limit in limits:
-        if unreadable_amount(limit.amount):  # a limit that cannot be read lets nothing through
-            raise CorruptRow('spending_limits', limit.id, f'{UNREADABLE}: {REFUSED}')
+    _check_readable(limits)
     refusals: list[Refusal] = []
     for limit, consumed in zip(limits, consumptions_in(connection, limits, moment, settings), strict=True):
         estimated = convert(request.amount, request.currency, limit.currency, settings)

@@ -22,15 +22,15 @@ import anyio.to_thread
 
 from .._json import jsonable
 from .._words import plural
-from ..accounting.limits import REFUSED, UNREADABLE, Subject, applicable_limits, consumption
+from ..accounting import limits
+from ..accounting.limits import Subject
 from ..accounting.spend import decimal_text
 from ..chat.engine import TurnRejected
 from ..chat.reader import TurnReader
 from ..chat.request import TurnRequest
-from ..corrupt import CorruptRow, unreadable_amount
+from ..corrupt import CorruptRow
 from ..events import TurnStarted
 from ..scope import Scope, scope_problem
-from ..store.schema import utcnow
 from ..traces.sink import RunPlace
 from . import queue
 from .agents import target_for
@@ -74,28 +74,23 @@ def scope_of(task: AgentTask) -> Scope:
 
 
 def limit_refusal(runtime: SynapseRuntime, task: AgentTask, preset: str | None) -> str | None:
-    """Why the task may not start (a spending limit already reached), or None."""
+    """Why the task may not start (a spending limit already reached: `limits.reached`, the limits
+    and consumption each model call is decided on), or None."""
     scope = scope_of(task)
     subject = Subject(scope.label('tenant'), scope.label('actor'), task.agent_key, preset)
-    store = runtime.store
-    now = utcnow()
-    for limit in applicable_limits(
-        store, tenant=subject.tenant, user=subject.user, agent=subject.agent, preset=preset
-    ):
-        if unreadable_amount(limit.amount):
-            return (
-                f'spending_limits {limit.id}: {UNREADABLE}: {REFUSED}. '
-                'The task did not start and cost nothing.'
-            )
-        spent = consumption(store, limit, now, runtime.settings)
-        if spent >= limit.amount:
-            return (
-                f'Spending limit reached: the {limit.scope} {limit.scope_id} may spend '
-                f'{decimal_text(limit.amount)} {limit.currency} per {limit.period.replace("_", " ")} and '
-                f'has spent {decimal_text(spent)} {limit.currency}. The task did not start and cost nothing '
-                f'(limit {limit.id}).'
-            )
-    return None
+    try:
+        full = limits.reached(runtime.store, subject, runtime.settings)
+    except CorruptRow as exc:
+        return f'{exc}. The task did not start and cost nothing.'
+    if not full:
+        return None
+    limit, spent = full[0].limit, full[0].consumed
+    return (
+        f'Spending limit reached: the {limit.scope} {limit.scope_id} may spend '
+        f'{decimal_text(limit.amount)} {limit.currency} per {limit.period.replace("_", " ")} and '
+        f'has spent {decimal_text(spent)} {limit.currency}. The task did not start and cost nothing '
+        f'(limit {limit.id}).'
+    )
 
 
 async def run_task(runtime: SynapseRuntime, task_id: str, worker: str) -> str | None:
