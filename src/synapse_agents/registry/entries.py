@@ -1,4 +1,5 @@
-"""What every kind's service shares: parsing input, finding a row, inserting without duplicates.
+"""What every kind's service shares: parsing input, finding a row, inserting without duplicates,
+and the create, change and delete of a kind whose entry is its key and a set of fields.
 
 Rows come back detached (the sessions keep loaded values after commit), as `read` returns them.
 """
@@ -14,7 +15,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..store import Store
+from ..store.schema import utcnow
 from .errors import Duplicate, NotFound, from_validation, invalid_field
+from .schemas import Patch
 from .tables import AgentConfig, Preset, Provider, RegistryModel, Tone
 
 Row = TypeVar('Row', Provider, RegistryModel, Preset, Tone, AgentConfig)
@@ -98,3 +101,49 @@ def assign(row: Any, values: Mapping[str, Any]) -> bool:
             setattr(row, name, value)
             changed = True
     return changed
+
+
+def create_entry(
+    store: Store,
+    kind: type[Row],
+    model: type[Parsed],
+    data: Mapping[str, Any] | Parsed,
+    fields: Sequence[str],
+) -> Row:
+    """Add an entry of `kind` from `data` (validated as `model`): its key and `fields`; `Duplicate`
+    when its key is taken."""
+    entry = parse(model, data)
+    values = {name: getattr(entry, name) for name in ('key', *fields)}
+    return insert(store, kind(**values, created_at=utcnow(), updated_at=utcnow()))
+
+
+def update_entry(
+    store: Store,
+    kind: type[Row],
+    model: type[BaseModel],
+    patch_model: type[Patch],
+    key: str,
+    data: Mapping[str, Any] | Patch,
+    fields: Sequence[str],
+) -> Row:
+    """Change `fields` of the entry with `key` by a PATCH body (`patch_model`); the merged entry is
+    validated as `model`, and `updated_at` moves only when a value changed."""
+    patch = parse(patch_model, data)
+    same_key(key, getattr(patch, 'key', None))
+    with store.write() as session:
+        row = found(session, kind, key)
+        merged = parse(model, {'key': key, **current(row, fields), **patch.changes()})
+        if assign(row, {name: getattr(merged, name) for name in fields}):
+            row.updated_at = utcnow()
+    return row
+
+
+def delete_entry(store: Store, kind: type[Row], key: str, used_by: Any, what: str) -> None:
+    """Remove the entry with `key`; refused (409) while entries whose `used_by` column names it exist
+    (`what` names them in the refusal)."""
+    with store.write() as session:
+        row = found(session, kind, key)
+        users = list(session.scalars(select(used_by.class_.key).where(used_by == key)))
+        if users:
+            raise in_use(kind, key, users, what)
+        session.delete(row)
