@@ -1,7 +1,7 @@
 """What tool calls that wait for a person add to a turn: the read of a conversation's waiting calls.
 
 Every continued turn first asks the store whether any of the conversation's tool calls waits for a
-decision (`store.decisions.awaiting_calls`), so that a new message is refused while one does. The
+decision (`conversations.decisions.awaiting_calls`), so that a new message is refused while one does. The
 read is timed beside its floor, the conversation's row read by primary key (`conversations.get`),
 on conversations holding 0, 1,000 and 10,000 tool calls (none waiting), on each store. Target: the
 read stays within 2 ms at p50 at 10,000 calls, i.e. it does not grow with the conversation.
@@ -16,8 +16,8 @@ import argparse
 import sys
 import tempfile
 import time
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
@@ -27,11 +27,13 @@ from sqlalchemy import create_engine, insert, text
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from results import Result, write_json
+from synapse_agents.conversations.decisions import awaiting_calls
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Conversation, ToolInvocation
 from synapse_agents.store import Store
-from synapse_agents.store.decisions import awaiting_calls
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.migrate import upgrade
-from synapse_agents.store.schema import Conversation, ToolInvocation, utcnow
+from synapse_agents.store.schema import utcnow
 
 SIZES = (0, 1_000, 10_000)
 DATABASE = 'synapse_bench_approvals'
@@ -82,7 +84,7 @@ def measure(label: str, url: str, runs: int, warmup: int) -> list[Result]:
     results: list[Result] = []
 
     def conversation_row(conversation_id: str) -> object:
-        return store.conversations.get(conversation_id)
+        return ConversationRepository(store).get(conversation_id)
 
     try:
         for size in SIZES:

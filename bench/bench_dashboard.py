@@ -36,7 +36,7 @@ from sqlalchemy import select
 from results import Result, write_json
 from seed_history import REPLAY_TITLE, open_seeded
 from serving import free_port, wait_until_up
-from synapse_agents.store import Conversation
+from synapse_agents.conversations.tables import Conversation
 
 STATIC = Path(__file__).resolve().parents[1] / 'src' / 'synapse_agents' / 'web' / 'static'
 BUDGET_KB = 150

@@ -27,19 +27,20 @@ from pydantic_ai.messages import (
 )
 from sqlalchemy import update
 
-from synapse_agents.discovery import Catalog, DiscoveredAgent
-from synapse_agents.events import TurnFailed, TurnFinished
-from synapse_agents.store import Conversation, Store
-from synapse_agents.store.ids import new_id
-from synapse_agents.store.turn_writes import (
+from synapse_agents.accounting.ledger_writes import record_llm_call
+from synapse_agents.conversations.tables import Conversation
+from synapse_agents.conversations.turn_writes import (
     ErrorRecord,
     TurnEnd,
     TurnStart,
     begin_turn,
     end_turn,
-    record_llm_call,
     tool_started,
 )
+from synapse_agents.discovery import Catalog, DiscoveredAgent
+from synapse_agents.events import TurnFailed, TurnFinished
+from synapse_agents.store import Store
+from synapse_agents.store.ids import new_id
 from synapse_agents.targets.target import TurnTarget
 from synapse_agents.web.server import DEMO_TARGET
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from synapse_agents.accounting.ledger_writes import record_llm_call
 from synapse_agents.accounting.routes import router
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.store.turn_writes import record_llm_call
 from synapse_agents.web import SynapseContext
 from synapse_agents.web.errors import install_error_handlers
 

@@ -38,12 +38,12 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .chat.deferred import Decision, DecisionsInvalid, PausedCall
+    from .conversations.sql_store import SqlConversationStore
     from .deps_setup import register_deps
     from .errors import UnknownAgent
     from .runtime.conversation import ApprovalPending, Conversation, ConversationNotFound, NotAwaiting, Reply
     from .runtime.synapse import Synapse
     from .scope import Scope, ScopeMismatch
-    from .store.conversation_log import SqlConversationStore
     from .tasks.errors import TaskError
     from .tasks.events import Fired
     from .tools import tool
@@ -65,7 +65,7 @@ _LAZY = {
     'PausedCall': '.chat.deferred',
     'Scope': '.scope',
     'ScopeMismatch': '.scope',
-    'SqlConversationStore': '.store.conversation_log',
+    'SqlConversationStore': '.conversations.sql_store',
     'tool': '.tools',
     'register_deps': '.deps_setup',
     'TaskError': '.tasks.errors',

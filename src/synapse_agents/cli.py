@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 
 from . import __version__
 from .cli_common import open_root
+from .conversations.repository import ConversationRepository
 from .redaction import mask_password
 from .settings import LoadedSettings, SettingValue, load_settings
 
@@ -239,13 +240,13 @@ def prune(
             from .registry.settings_store import effective
 
             days = effective(store, runtime.settings).retention_days
-        count = store.conversations.count_older_than(days)
+        count = ConversationRepository(store).count_older_than(days)
         if count == 0:
             console.print(f'Nothing to prune: no conversation is older than {days} days.')
             return
         if not _confirm(f'Delete {count} conversations not updated in {days} days?', yes):
             raise typer.Exit(1)
-        _report_deletion(store.conversations.prune(days), f'(older than {days} days)')
+        _report_deletion(ConversationRepository(store).prune(days), f'(older than {days} days)')
         from datetime import UTC, datetime, timedelta
 
         from .traces.read import prune_older
@@ -263,7 +264,7 @@ def clear(
         count = store.counts()['conversations']
         if not _confirm(f'Delete all {count} conversations and their attachments?', yes):
             raise typer.Exit(1)
-        _report_deletion(store.conversations.clear(), 'in all')
+        _report_deletion(ConversationRepository(store).clear(), 'in all')
 
 
 # -- init ---------------------------------------------------------------------------------

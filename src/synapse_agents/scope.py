@@ -154,7 +154,7 @@ def scope_problem(row: Any) -> str | None:
 
 
 def pairs_problem(tenant: Any, actor: Any, subject: Any) -> str | None:
-    """What is wrong with a stored scope read as pairs (`store.rows.ConversationSummary`), or None."""
+    """What is wrong with a stored scope read as pairs (`conversations.rows.ConversationSummary`), or None."""
     try:
         Scope(tenant, actor, subject)
     except InvalidScope as exc:

@@ -16,7 +16,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import update
 
 from chat_helpers import agent_catalog, decode
-from synapse_agents.store import Message, Store
+from synapse_agents.conversations.tables import Message
+from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext
 
 BOUNDARY = 'synapse-test-boundary'

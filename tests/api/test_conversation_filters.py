@@ -13,8 +13,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, update
 
 from chat_helpers import seed_conversation
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Conversation
 from synapse_agents.scope import Scope
-from synapse_agents.store import Conversation, Store
+from synapse_agents.store import Store
 
 LIST = '/api/conversations'
 
@@ -155,15 +157,15 @@ def test_rows_say_where_they_came_from(client: TestClient, made: dict[str, str])
 
 
 def first_user(store: Store, conversation_id: str) -> str:
-    return next(m.id for m in store.conversations.messages(conversation_id) if m.role == 'user')
+    return next(m.id for m in ConversationRepository(store).messages(conversation_id) if m.role == 'user')
 
 
 def test_forked_from_lists_the_forks_of_one_conversation(client: TestClient, store: Store) -> None:
     source = seed(store, title='Source')
     user = first_user(store, source)
-    forks = [store.conversations.fork(source, user).id for _ in range(2)]
+    forks = [ConversationRepository(store).fork(source, user).id for _ in range(2)]
     unrelated = seed(store, title='Unrelated')
-    store.conversations.fork(unrelated, first_user(store, unrelated))
+    ConversationRepository(store).fork(unrelated, first_user(store, unrelated))
     assert listed(client, forked_from=source) == set(forks)
     assert listed(client, forked_from=source, search='Source') == set(forks)
     assert listed(client, forked_from=forks[0]) == set()

@@ -194,7 +194,7 @@ def test_rename_delete_and_clear(client: TestClient, store: Store) -> None:
 
 
 def test_start_up_sweeps_turns_left_in_flight_and_serve_prunes(context: SynapseContext, store: Store) -> None:
-    from synapse_agents.store import Message
+    from synapse_agents.conversations.tables import Message
     from synapse_agents.web import create_app
 
     old = seed(store, updated=datetime.now(UTC) - timedelta(days=400))
@@ -228,7 +228,7 @@ def test_start_up_sweeps_turns_left_in_flight_and_serve_prunes(context: SynapseC
 def test_a_common_search_term_pages_exactly_and_counts_a_lower_bound(
     client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from synapse_agents.store import search
+    from synapse_agents.conversations import search
 
     start = datetime.now(UTC) - timedelta(hours=1)
     made = [
@@ -258,7 +258,7 @@ def test_a_search_with_filters_finds_matches_beyond_the_newest(
 ) -> None:
     """The newest matches all belong to agent A; B's older matches must still be found when the
     search is combined with a filter on B (or on status, tools, dates), whatever the term's count."""
-    from synapse_agents.store import search
+    from synapse_agents.conversations import search
 
     now = datetime.now(UTC)
     old = now - timedelta(days=30)
@@ -289,7 +289,7 @@ def test_a_search_with_filters_finds_matches_beyond_the_newest(
 def test_a_tools_filter_counts_a_little_past_its_page(
     client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from synapse_agents.store import history
+    from synapse_agents.conversations import history
 
     start = datetime.now(UTC) - timedelta(hours=1)
     made = [

@@ -9,7 +9,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from chat_helpers import agent_catalog, decode
-from synapse_agents.store import Conversation, LlmCall, Store
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.conversations.tables import Conversation
+from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext
 
 

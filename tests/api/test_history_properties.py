@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from chat_helpers import seed_conversation
+from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.store import Store
 
 AGENTS = ['app.support', 'app.billing', 'other.triage']
@@ -87,7 +88,7 @@ def filters(rows: list[Row]) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def write(store: Store, rows: list[tuple[Any, ...]]) -> list[Row]:
-    store.conversations.clear()
+    ConversationRepository(store).clear()
     written = []
     for agent, error, tools, minutes, title, answer in rows:
         updated = NOW - timedelta(minutes=minutes)
@@ -179,7 +180,7 @@ def test_common_terms_and_tool_filters_page_exactly(
     page: the pages must still be exact; the total may be a lower bound, never more."""
     import pytest
 
-    from synapse_agents.store import history, search
+    from synapse_agents.conversations import history, search
 
     written = write(store, rows)
     with pytest.MonkeyPatch.context() as patch:

@@ -10,11 +10,11 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from synapse_agents.conversations.rows import AssistantEntry, AttachmentRef, ToolSegment, UserEntry
+from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
+from synapse_agents.conversations.thread import conversation_thread
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.store.rows import AssistantEntry, AttachmentRef, ToolSegment, UserEntry
-from synapse_agents.store.schema import Conversation, Message, ToolInvocation
-from synapse_agents.store.thread import conversation_thread
 
 MOMENT = datetime(2026, 11, 30, 6, 11, 50, 884_321, tzinfo=UTC)
 BIG = {'blob': 'x' * 5000}

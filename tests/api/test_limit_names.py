@@ -14,8 +14,9 @@ from typer.testing import CliRunner
 from chat_helpers import DEMO
 from spend_helpers import ledger_row, seed
 from synapse_agents.accounting.cli import limits_app
+from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.registry.tables import AgentConfig, Preset
-from synapse_agents.store import LlmCall, Store
+from synapse_agents.store import Store
 
 LIMITS = '/api/limits'
 

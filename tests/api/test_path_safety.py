@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, decode
 from synapse_agents.cli import app as cli_app
+from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.discovery import Catalog
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
@@ -224,7 +225,7 @@ def test_home_as_the_project_folder_loses_no_user_file(project: Path, project_cl
     assert client.delete(f'/api/conversations/{first}').status_code == 200
     assert user_files(project) == mine
     store: Store = client.app.state.synapse.store  # type: ignore[attr-defined]
-    store.conversations.prune(1, now=datetime.now(UTC) + timedelta(days=2))
+    ConversationRepository(store).prune(1, now=datetime.now(UTC) + timedelta(days=2))
     assert store.counts()['conversations'] == 0
     assert user_files(project) == mine
     chat_with_file(client, 'third.txt')

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from synapse_agents.cli import app as cli_app
+from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.runtime.maintenance import prune
 from synapse_agents.settings import MAX_RETENTION_DAYS
 from synapse_agents.store import Store
@@ -31,7 +32,7 @@ def test_a_retention_beyond_the_bound_is_a_422_naming_the_field(client: TestClie
 def test_the_largest_retention_is_stored_and_prunes(client: TestClient, store: Store) -> None:
     response = client.put('/api/registry/settings/retention_days', json={'value': MAX_RETENTION_DAYS})
     assert response.status_code == 200 and response.json()['value'] == MAX_RETENTION_DAYS
-    store.conversations.create(agent_key='a')
+    ConversationRepository(store).create(agent_key='a')
     assert prune(store, MAX_RETENTION_DAYS) == 0 and store.counts()['conversations'] == 1
 
 

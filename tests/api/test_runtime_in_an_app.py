@@ -17,6 +17,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from synapse_agents import Scope, ScopeMismatch, Synapse
+from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.store import Store
 
 
@@ -90,7 +91,7 @@ def test_each_firm_keeps_its_own_conversations(app_client: TestClient, database_
 
     store = Store.open(database_url, Path('/nonexistent'))
     try:
-        row = store.conversations.get(conversation_id)
+        row = ConversationRepository(store).get(conversation_id)
         assert row is not None and row.origin == 'app' and row.message_count == 4
         assert Scope.from_columns(row) == Scope(('firm', '7'), ('user', '42'), ('case', '9'))
     finally:

@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 from test_conversations import count_queries
 
 from chat_helpers import seed_conversation as seed
+from synapse_agents.conversations.snippets import SNIPPET_LENGTH
 from synapse_agents.store import Store
-from synapse_agents.store.snippets import SNIPPET_LENGTH
 
 LIST = '/api/conversations'
 
@@ -83,7 +83,7 @@ def test_no_search_means_no_snippet(client: TestClient, store: Store) -> None:
 def test_a_common_term_found_by_walking_has_snippets(
     client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from synapse_agents.store import search
+    from synapse_agents.conversations import search
 
     made = [seed(store, title=f'chat {i}', answer='the common word appears here') for i in range(6)]
     monkeypatch.setattr(search, 'SEARCH_CAP', 3)

@@ -35,9 +35,10 @@ from sqlalchemy import event, func, select
 from chat_helpers import decode
 from fixtures.projects import unique_name, write_files
 from synapse_agents import Synapse
+from synapse_agents.conversations.tables import Message
 from synapse_agents.runtime.conversation import Reply
 from synapse_agents.settings import load_settings
-from synapse_agents.store import Message, Store
+from synapse_agents.store import Store
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool
 from synapse_agents.web import SynapseContext
 

@@ -65,7 +65,7 @@ import os, signal, sys
 from pathlib import Path
 
 from synapse_agents.store import Store
-from synapse_agents.store.decisions import Claim, awaiting_calls, claim_decisions
+from synapse_agents.conversations.decisions import Claim, awaiting_calls, claim_decisions
 from synapse_agents.store.engine import writer
 from synapse_agents.store.instances import current, heartbeat
 

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from synapse_agents.store import Conversation, Store, upgrade
+from synapse_agents.conversations.tables import Conversation
+from synapse_agents.store import Store, upgrade
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

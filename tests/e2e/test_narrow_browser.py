@@ -24,8 +24,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from synapse_agents.accounting.tables import SpendingOverrun
-from synapse_agents.store import LlmCall, Store, upgrade
+from synapse_agents.accounting.tables import LlmCall, SpendingOverrun
+from synapse_agents.store import Store, upgrade
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

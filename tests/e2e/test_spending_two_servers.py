@@ -20,8 +20,8 @@ from sqlalchemy import func, select
 
 from chat_helpers import decode
 from spending_models import CALL_COST, add_limit, add_price, rows
-from synapse_agents.accounting.tables import SpendingOverrun, SpendingReservation
-from synapse_agents.store import LlmCall, Store, upgrade
+from synapse_agents.accounting.tables import LlmCall, SpendingOverrun, SpendingReservation
+from synapse_agents.store import Store, upgrade
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgresql]
 

@@ -18,6 +18,7 @@ import redis
 
 from fixtures.task_agents import QUICK, SLEEPER, TARGET, SynapseProcess, process_env, wait_until
 from fixtures.workers import redis_database
+from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.runtime import SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store, upgrade
@@ -113,7 +114,7 @@ def test_a_fired_event_and_a_run_now_are_run_by_a_worker(database: str, isolated
             assert (task.status, task.trigger, task.error) == ('succeeded', trigger, None)
             assert task.worker is not None and task.worker.endswith(f':{worker.process.pid}:celery')
             assert task.output == 'Done: Note the shipment'
-            conversation = store.conversations.get(task.conversation_id or '')
+            conversation = ConversationRepository(store).get(task.conversation_id or '')
             assert conversation is not None and conversation.origin == 'task'
         event_run = queue.get_task(store, event_task)[0]
         assert (event_run.tenant_id, event_run.subject_id, event_run.context) == ('acme', '7', {'n': 7})

@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import update
 
 from fixtures.task_agents import QUICK, SynapseProcess, process_env, wait_until
+from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.store import Store, upgrade
 from synapse_agents.store.schema import utcnow
 from synapse_agents.tasks import queue, standing_store
@@ -120,7 +121,7 @@ def test_serve_runs_an_event_fired_from_the_command_line(live_server: Any, isola
         assert task.status == 'succeeded', task.error
         assert task.standing_agent_id == standing.id and task.context == {'order': 'A-1001'}
         assert task.worker is not None and task.worker.endswith(f':{server.process.pid}:serve')
-        conversation = store.conversations.get(task.conversation_id or '')
+        conversation = ConversationRepository(store).get(task.conversation_id or '')
         assert conversation is not None and conversation.origin == 'task'
         assert (conversation.tenant_type, conversation.tenant_id) == ('org', 'acme')
     finally:

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from spend_helpers import at, ledger_row, seed
 from synapse_agents.accounting.cli import limits_app, spend_app
-from synapse_agents.accounting.tables import SpendingLimit
+from synapse_agents.accounting.tables import LlmCall, SpendingLimit
 from synapse_agents.registry.tables import ModelPrice, Preset, RegistryModel
-from synapse_agents.store import LlmCall, Store
+from synapse_agents.store import Store
 
 runner = CliRunner()
 

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from synapse_agents.chat.attachments import MAX_NAME, resolve_path, sanitise_name
+from synapse_agents.chat.attachments import MAX_NAME, sanitise_name
+from synapse_agents.conversations.files import resolve_path
 
 SAFE = re.compile(r'[A-Za-z0-9._-]+')
 

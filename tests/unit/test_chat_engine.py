@@ -13,12 +13,15 @@ from pydantic_ai.run import AgentRunResultEvent
 from sqlalchemy import select
 
 from chat_helpers import answer_text, collect, failure, finished, tool_results, turn_target
+from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.chat.attachments import Upload
 from synapse_agents.chat.engine import ChatEngine, TurnRejected
 from synapse_agents.chat.request import TurnRequest
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
+from synapse_agents.conversations.turn_writes import sweep_in_flight
 from synapse_agents.events import TurnFailed, TurnFinished, TurnStarted
-from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
-from synapse_agents.store.turn_writes import sweep_in_flight
+from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget
 
@@ -79,7 +82,7 @@ async def test_a_turn_records_everything(engine: ChatEngine, store: Store) -> No
     assert final.cost is None  # unknown price stays None, never 0
     assert final.duration_ms is not None
 
-    conversation = store.conversations.get(prepared.conversation_id)
+    conversation = ConversationRepository(store).get(prepared.conversation_id)
     assert conversation is not None
     assert conversation.title == 'Where is A-1?'
     assert conversation.message_count == 2 and conversation.tool_count == 1
@@ -160,7 +163,7 @@ async def test_a_tool_that_raises_becomes_an_error_card(engine: ChatEngine, stor
     assert error_row.details['class'] == 'RuntimeError' and error_row.content == 'inventory down'
     (tool,) = rows(store, ToolInvocation, conversation_id=prepared.conversation_id)
     assert tool.status == 'error' and tool.error == 'RuntimeError: inventory down'
-    assert store.conversations.get(prepared.conversation_id).has_error is True  # type: ignore[union-attr]
+    assert ConversationRepository(store).get(prepared.conversation_id).has_error is True  # type: ignore[union-attr]
 
 
 async def test_model_retry_is_a_tool_error_not_a_turn_error(engine: ChatEngine, store: Store) -> None:
@@ -287,7 +290,7 @@ async def test_a_stream_closed_early_is_stored_as_interrupted(engine: ChatEngine
 
 
 def test_sweep_marks_turns_left_in_flight(store: Store) -> None:
-    conversation = store.conversations.create(agent_key='a')
+    conversation = ConversationRepository(store).create(agent_key='a')
     with store.write() as session:
         session.add(
             Message(conversation_id=conversation.id, role='assistant', status='streaming', content='')

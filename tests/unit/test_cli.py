@@ -13,8 +13,10 @@ from typer.testing import CliRunner
 
 from synapse_agents import __version__
 from synapse_agents.cli import app
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Conversation
 from synapse_agents.settings import Settings
-from synapse_agents.store import Conversation, Store, current_revision, head_revision
+from synapse_agents.store import Store, current_revision, head_revision
 
 runner = CliRunner()
 
@@ -71,8 +73,8 @@ def seed(isolated_env: Path, *, old: int, fresh: int) -> Store:
     invoke('db', 'upgrade')
     store = home_store(isolated_env)
     for index in range(old + fresh):
-        conversation = store.conversations.create(agent_key='a', title=str(index))
-        folder = store.conversations.files_dir(conversation.id)
+        conversation = ConversationRepository(store).create(agent_key='a', title=str(index))
+        folder = ConversationRepository(store).files_dir(conversation.id)
         folder.mkdir(parents=True)
         (folder / 'f.txt').write_bytes(b'x' * 10)
         if index < old:

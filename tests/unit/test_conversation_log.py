@@ -48,9 +48,10 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.usage import RequestUsage
 from sqlalchemy import delete, event
 
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.sql_store import SqlConversationStore, register_log_tables
+from synapse_agents.conversations.tables import LogEntry
 from synapse_agents.store import Store
-from synapse_agents.store.conversation_log import SqlConversationStore, register_log_tables
-from synapse_agents.store.schema import LogEntry
 
 pytestmark = pytest.mark.anyio
 
@@ -589,10 +590,10 @@ async def test_synapse_clear_and_prune_leave_the_log_alone(store: Store) -> None
     counted = Store(store.engine, store.attachments_dir, tables=tables)
     conversations = SqlConversationStore(counted)
     await conversations.save(Conversation(conversation_id='c', messages=text_history(3)))
-    counted.conversations.create(agent_key='a')
+    ConversationRepository(counted).create(agent_key='a')
 
-    pruned = counted.conversations.prune(1, now=datetime.now(UTC) + timedelta(days=3650))
-    cleared = counted.conversations.clear()
+    pruned = ConversationRepository(counted).prune(1, now=datetime.now(UTC) + timedelta(days=3650))
+    cleared = ConversationRepository(counted).clear()
 
     assert pruned.conversations == 1 and cleared.rows == 0
     assert (pruned.removed('log_entries'), cleared.removed('log_conversations')) == (0, 0)

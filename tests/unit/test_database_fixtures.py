@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import inspect, text
 
 from fixtures.databases import ReusedPostgres
-from synapse_agents.store import Conversation, Store, current_revision, head_revision
+from synapse_agents.conversations.tables import Conversation
+from synapse_agents.store import Store, current_revision, head_revision
 from synapse_agents.store.migrate import downgrade
 
 

@@ -19,13 +19,15 @@ from typer.testing import CliRunner
 from chat_helpers import collect, failure
 from spending_models import CALL_COST, add_limit, add_price, priced_agent, rows
 from synapse_agents.accounting.limits import consumption
+from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.cli import app as cli_app
+from synapse_agents.conversations.tables import Conversation
 from synapse_agents.runtime.maintenance import prune as auto_prune
 from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
-from synapse_agents.store import Conversation, LlmCall, Store
+from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget
 

@@ -31,8 +31,11 @@ from sqlalchemy import select
 
 import synapse_agents
 from synapse_agents import ConversationNotFound, Scope, ScopeMismatch, Synapse, UnknownAgent
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
 from synapse_agents.scope import InvalidScope
-from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
+from synapse_agents.store import Store
 
 pytestmark = pytest.mark.anyio
 
@@ -105,7 +108,7 @@ def rows(database_url: str, model: Any, conversation_id: str) -> list[Any]:
 def conversation_row(database_url: str, conversation_id: str) -> Conversation:
     store = opened(database_url)
     try:
-        found = store.conversations.get(conversation_id)
+        found = ConversationRepository(store).get(conversation_id)
         assert found is not None
         return found
     finally:

@@ -21,7 +21,8 @@ from synapse_agents import (
     PausedCall,
     Synapse,
 )
-from synapse_agents.store import Message, Store, ToolInvocation
+from synapse_agents.conversations.tables import Message, ToolInvocation
+from synapse_agents.store import Store
 
 pytestmark = pytest.mark.anyio
 

@@ -23,6 +23,8 @@ from sqlalchemy import select, update
 
 from fixtures.projects import FixtureProject, isolated_imports
 from synapse_agents import Synapse
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
 from synapse_agents.encryption import new_key
 from synapse_agents.registry.agents_runtime import (
     AgentAccessDenied,
@@ -38,7 +40,7 @@ from synapse_agents.registry.tables import (
     RegistryModel,
     Tone,
 )
-from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
+from synapse_agents.store import Store
 from synapse_agents.targets.model_choice import MissingApiKey
 
 pytestmark = pytest.mark.anyio

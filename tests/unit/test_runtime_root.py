@@ -13,11 +13,12 @@ from sqlalchemy import select, update
 from starlette.applications import Starlette
 
 from chat_helpers import seed_conversation
+from synapse_agents.conversations.tables import Message
 from synapse_agents.plugins import hookimpl, plugin_manager
 from synapse_agents.runtime import DEMO_TARGET, Job, JobRunner, SynapseRuntime
 from synapse_agents.runtime.maintenance import HEARTBEAT_JOB, PRUNE_INTERVAL_S, PRUNE_JOB, SWEEP_JOB
 from synapse_agents.settings import LoadedSettings, load_settings
-from synapse_agents.store import Message, Store
+from synapse_agents.store import Store
 from synapse_agents.store.instances import HEARTBEAT_INTERVAL_S
 from synapse_agents.web.mount import mount
 

@@ -39,15 +39,16 @@ from spending_models import (
 )
 from synapse_agents.accounting.capability import Spending
 from synapse_agents.accounting.pricing import CHARS_PER_TOKEN, estimated_input_tokens
-from synapse_agents.accounting.tables import SpendingOverrun, SpendingReservation
+from synapse_agents.accounting.tables import LlmCall, SpendingOverrun, SpendingReservation
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
+from synapse_agents.conversations.tables import Message
 from synapse_agents.errors import SpendingLimitExceeded
 from synapse_agents.events import Notice, TurnFailed
 from synapse_agents.runtime.maintenance import sweep
 from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
-from synapse_agents.store import LlmCall, Message, Store
+from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget
 

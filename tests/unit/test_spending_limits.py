@@ -24,10 +24,10 @@ from synapse_agents.accounting.limits import (
     window,
 )
 from synapse_agents.accounting.pricing import convert, price_call, reference_amount
-from synapse_agents.accounting.tables import SpendingLimit, SpendingOverrun, SpendingReservation
+from synapse_agents.accounting.tables import LlmCall, SpendingLimit, SpendingOverrun, SpendingReservation
 from synapse_agents.errors import SpendingLimitExceeded
 from synapse_agents.settings import Settings
-from synapse_agents.store import LlmCall, Store
+from synapse_agents.store import Store
 from synapse_agents.store.engine import writer
 
 EUR = Settings(currency_rates={'EUR': Decimal('1.08')})

@@ -22,12 +22,13 @@ from sqlalchemy import select
 from chat_helpers import collect, failure, finished
 from spending_models import OUTPUT_TOKENS, PRICED, add_limit, add_price, rows
 from synapse_agents.accounting.spend import spend_report
-from synapse_agents.accounting.tables import SpendingOverrun, SpendingReservation
+from synapse_agents.accounting.tables import LlmCall, SpendingOverrun, SpendingReservation
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
+from synapse_agents.conversations.tables import Conversation, Message
 from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
-from synapse_agents.store import Conversation, LlmCall, Message, Store
+from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget
 

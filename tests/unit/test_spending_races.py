@@ -20,12 +20,12 @@ from sqlalchemy import func, select
 from chat_helpers import collect, failure
 from spending_models import CALL_COST, add_limit, add_price, priced_agent, priced_model, rows
 from synapse_agents.accounting import limits
-from synapse_agents.accounting.tables import SpendingOverrun, SpendingReservation
+from synapse_agents.accounting.tables import LlmCall, SpendingOverrun, SpendingReservation
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
-from synapse_agents.store import LlmCall, Store
+from synapse_agents.store import Store
 from synapse_agents.store.engine import writer
 from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget

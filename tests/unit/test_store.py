@@ -10,21 +10,15 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, select, text
 
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
 from synapse_agents.settings import Settings
-from synapse_agents.store import (
-    Conversation,
-    LlmCall,
-    Message,
-    Store,
-    ToolInvocation,
-    current_revision,
-    head_revision,
-    upgrade,
-)
+from synapse_agents.store import Store, current_revision, head_revision, upgrade
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.migrate import VERSION_TABLE, downgrade
 from synapse_agents.store.schema import Base
-from synapse_agents.store.search import include_name
+from synapse_agents.store.search_index import include_name
 from synapse_agents.store.setup import StoreNotReady, open_store
 
 
@@ -68,7 +62,9 @@ def test_sqlite_runs_in_wal_mode_with_busy_timeout(tmp_path: Path) -> None:
 
 
 def fill_conversation(store: Store, *, files: int = 2) -> Conversation:
-    conversation = store.conversations.create(agent_key='demo.support', agent_name='support', title='Hello')
+    conversation = ConversationRepository(store).create(
+        agent_key='demo.support', agent_name='support', title='Hello'
+    )
     with store.write() as session:
         user = Message(
             conversation_id=conversation.id,
@@ -103,7 +99,7 @@ def fill_conversation(store: Store, *, files: int = 2) -> Conversation:
         session.add(
             LlmCall(conversation_id=conversation.id, module='chat', provider='synapse', input_tokens=10)
         )
-    folder = store.conversations.files_dir(conversation.id) / 'x'
+    folder = ConversationRepository(store).files_dir(conversation.id) / 'x'
     folder.mkdir(parents=True)
     for index in range(files):
         (folder / f'{index}-a.txt').write_bytes(b'abc')
@@ -112,44 +108,44 @@ def fill_conversation(store: Store, *, files: int = 2) -> Conversation:
 
 def test_round_trip_keeps_json_and_utc_times(store: Store) -> None:
     conversation = fill_conversation(store)
-    loaded = store.conversations.get(conversation.id)
+    loaded = ConversationRepository(store).get(conversation.id)
     assert loaded is not None
     assert loaded.title == 'Hello'
     assert loaded.created_at.tzinfo is not None
     assert abs(loaded.created_at - datetime.now(UTC)) < timedelta(minutes=1)
-    messages = store.conversations.messages(conversation.id)
+    messages = ConversationRepository(store).messages(conversation.id)
     assert [m.role for m in messages] == ['user', 'assistant']
     assert messages[0].attachments[0]['name'] == 'a.txt'
     assert messages[1].meta == {'model': 'synapse-demo', 'provider': 'synapse'}
     assert messages[1].cost is None
-    tools = store.conversations.tool_invocations(conversation.id)
+    tools = ConversationRepository(store).tool_invocations(conversation.id)
     assert tools[0].result == {'status': 'shipped', 'nested': [1, 2]}
     assert tools[0].started_at.tzinfo is not None
 
 
 def test_ids_are_time_ordered(store: Store) -> None:
-    first = store.conversations.create(agent_key='a')
-    second = store.conversations.create(agent_key='a')
+    first = ConversationRepository(store).create(agent_key='a')
+    second = ConversationRepository(store).create(agent_key='a')
     assert first.id < second.id
     assert len(first.id) == 36
 
 
 def test_rename(store: Store) -> None:
-    conversation = store.conversations.create(agent_key='a', title='old')
-    renamed = store.conversations.rename(conversation.id, 'new title')
+    conversation = ConversationRepository(store).create(agent_key='a', title='old')
+    renamed = ConversationRepository(store).rename(conversation.id, 'new title')
     assert renamed is not None and renamed.title == 'new title'
-    assert store.conversations.get(conversation.id).title == 'new title'  # type: ignore[union-attr]
-    assert store.conversations.rename('missing', 'x') is None
+    assert ConversationRepository(store).get(conversation.id).title == 'new title'  # type: ignore[union-attr]
+    assert ConversationRepository(store).rename('missing', 'x') is None
 
 
 def test_renaming_is_not_activity(store: Store) -> None:
     """A rename keeps `updated_at`, so "newest first" and retention do not count it."""
-    older = store.conversations.create(agent_key='a', title='older')
-    newer = store.conversations.create(agent_key='a', title='newer')
-    before = store.conversations.get(older.id)
+    older = ConversationRepository(store).create(agent_key='a', title='older')
+    newer = ConversationRepository(store).create(agent_key='a', title='newer')
+    before = ConversationRepository(store).get(older.id)
     assert before is not None
-    store.conversations.rename(older.id, 'renamed later')
-    after = store.conversations.get(older.id)
+    ConversationRepository(store).rename(older.id, 'renamed later')
+    after = ConversationRepository(store).get(older.id)
     assert after is not None and after.updated_at == before.updated_at
     assert newer.updated_at >= after.updated_at
 
@@ -165,7 +161,7 @@ def test_renaming_is_not_activity(store: Store) -> None:
     ],
 )
 def test_a_title_is_cut_at_a_word_with_an_ellipsis(message: str, title: str) -> None:
-    from synapse_agents.store.turn_writes import TITLE_LENGTH, title_from
+    from synapse_agents.conversations.turn_writes import TITLE_LENGTH, title_from
 
     made = title_from(message)
     assert made == title and len(made) <= TITLE_LENGTH
@@ -174,7 +170,7 @@ def test_a_title_is_cut_at_a_word_with_an_ellipsis(message: str, title: str) -> 
 def test_delete_cascades_to_rows_and_files(store: Store) -> None:
     keep = fill_conversation(store, files=1)
     gone = fill_conversation(store, files=2)
-    report = store.conversations.delete(gone.id)
+    report = ConversationRepository(store).delete(gone.id)
     assert report.as_dict() == {
         'conversations': 1,
         'messages': 2,
@@ -186,15 +182,15 @@ def test_delete_cascades_to_rows_and_files(store: Store) -> None:
         'files': 2,
         'bytes': 6,
     }
-    assert not store.conversations.files_dir(gone.id).exists()
-    assert store.conversations.get(gone.id) is None
+    assert not ConversationRepository(store).files_dir(gone.id).exists()
+    assert ConversationRepository(store).get(gone.id) is None
     with store.read() as session:
         assert session.scalars(select(Message).where(Message.conversation_id == gone.id)).all() == []
         # The ledger is the books: its row outlives the conversation, still naming it.
         assert len(session.scalars(select(LlmCall).where(LlmCall.conversation_id == gone.id)).all()) == 1
-    assert store.conversations.get(keep.id) is not None
-    assert store.conversations.files_dir(keep.id).exists()
-    assert len(store.conversations.messages(keep.id)) == 2
+    assert ConversationRepository(store).get(keep.id) is not None
+    assert ConversationRepository(store).files_dir(keep.id).exists()
+    assert len(ConversationRepository(store).messages(keep.id)) == 2
 
 
 def test_prune_removes_only_old_conversations(store: Store) -> None:
@@ -204,12 +200,12 @@ def test_prune_removes_only_old_conversations(store: Store) -> None:
         row = session.get(Conversation, old.id)
         assert row is not None
         row.updated_at = datetime.now(UTC) - timedelta(days=10)
-    assert store.conversations.count_older_than(7) == 1
-    report = store.conversations.prune(7)
+    assert ConversationRepository(store).count_older_than(7) == 1
+    report = ConversationRepository(store).prune(7)
     assert report.conversations == 1 and report.messages == 2 and report.files == 2
-    assert store.conversations.get(old.id) is None
-    assert store.conversations.get(fresh.id) is not None
-    assert store.conversations.prune(7).rows == 0
+    assert ConversationRepository(store).get(old.id) is None
+    assert ConversationRepository(store).get(fresh.id) is not None
+    assert ConversationRepository(store).prune(7).rows == 0
 
 
 def test_clear_removes_everything_including_orphans(store: Store) -> None:
@@ -222,7 +218,7 @@ def test_clear_removes_everything_including_orphans(store: Store) -> None:
     orphan_file = store.attachments_dir / new_id() / 'f.bin'
     orphan_file.parent.mkdir(parents=True)
     orphan_file.write_bytes(b'12345')
-    report = store.conversations.clear()
+    report = ConversationRepository(store).clear()
     assert report.conversations == 2
     assert report.messages == 5
     assert report.files == 5

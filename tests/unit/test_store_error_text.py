@@ -22,9 +22,10 @@ from spending_models import rows
 from store_faults import StoreFault
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
+from synapse_agents.conversations.tables import Message, ToolInvocation
 from synapse_agents.events import TurnFailed
 from synapse_agents.settings import Settings
-from synapse_agents.store import Message, Store, ToolInvocation
+from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from synapse_agents.chat.attachments import Upload, save_uploads
-from synapse_agents.store.files import owned_entries, remove_inside
+from synapse_agents.conversations.files import owned_entries, remove_inside
 from synapse_agents.store.ids import is_valid_id, new_id, shown_id
 
 NOT_IDS = [

@@ -17,15 +17,19 @@ from sqlalchemy import event, func, select, update
 
 from chat_helpers import collect
 from store_faults import StoreFault
-from synapse_agents.chat.attachments import Upload, resolve_path
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.chat.attachments import Upload
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.replay import load_history
 from synapse_agents.chat.request import TurnRequest
+from synapse_agents.conversations.files import resolve_path
+from synapse_agents.conversations.forks import ConversationNotFound, NotAUserMessage, TurnInFlight, fork_title
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.rows import AssistantEntry, ConversationThread, UserEntry
+from synapse_agents.conversations.tables import Message, ToolInvocation
 from synapse_agents.scope import Scope
-from synapse_agents.store import LlmCall, Message, Store, ToolInvocation
-from synapse_agents.store.forks import ConversationNotFound, NotAUserMessage, TurnInFlight, fork_title
+from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.store.rows import AssistantEntry, ConversationThread, UserEntry
 from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget
 
@@ -97,7 +101,7 @@ def values(row: Any, *leave_out: str) -> dict[str, Any]:
 
 
 def thread(store: Store, conversation_id: str) -> ConversationThread:
-    found = store.conversations.thread(conversation_id)
+    found = ConversationRepository(store).thread(conversation_id)
     assert found is not None
     return found
 
@@ -126,8 +130,8 @@ async def test_a_fork_holds_exact_copies_of_the_rows_before_the_message(
     assert [m.role for m in messages] == [*ROLES, 'assistant']
     at = messages[7]  # the last user message
     before = thread(store, source)
-    source_row = values(store.conversations.get(source))  # type: ignore[arg-type]
-    fork = store.conversations.fork(source, at.id, title='Retry')
+    source_row = values(ConversationRepository(store).get(source))
+    fork = ConversationRepository(store).fork(source, at.id, title='Retry')
     copies = rows(store, Message, fork.id)
     assert [c.copied_from_id for c in copies] == [m.id for m in messages[:7]]
     assert [c.id for c in copies] == sorted(c.id for c in copies) and all(c.id > at.id for c in copies)
@@ -169,7 +173,7 @@ async def test_a_fork_holds_exact_copies_of_the_rows_before_the_message(
     # The source is unchanged, and lists the fork.
     after = thread(store, source)
     assert after.messages == before.messages and after.conversation == before.conversation
-    assert values(store.conversations.get(source)) == source_row  # type: ignore[arg-type]
+    assert values(ConversationRepository(store).get(source)) == source_row
     assert [f.id for f in after.forks] == [fork.id] and after.forks[0].forked_at_message_id == at.id
     shown = thread(store, fork.id)
     assert shown.forked_from is not None and (shown.forked_from.id, shown.forked_from.title) == (
@@ -183,7 +187,7 @@ async def test_a_fork_holds_exact_copies_of_the_rows_before_the_message(
 async def test_a_turn_in_the_fork_replays_the_copied_history(engine: ChatEngine, store: Store) -> None:
     source, messages = await source_conversation(engine, store)
     at_source = RECEIVED[-1]  # what the model got for 'last' in the source
-    fork = store.conversations.fork(source, messages[7].id)
+    fork = ConversationRepository(store).fork(source, messages[7].id)
     history = load_history(store, fork.id, store.attachments_dir)
     assert ModelMessagesTypeAdapter.dump_json(history) == ModelMessagesTypeAdapter.dump_json(at_source[:-1])
     await turn(engine, 'last', fork.id)
@@ -202,14 +206,14 @@ async def test_a_turn_in_the_fork_replays_the_copied_history(engine: ChatEngine,
     ]
     assert binaries == [b'abc', b'\x00\x01']
     # The fork's own turn counts in its own ledger and counters; the source's are untouched.
-    reloaded = store.conversations.get(fork.id)
+    reloaded = ConversationRepository(store).get(fork.id)
     assert reloaded is not None and reloaded.message_count == 9 and reloaded.output_tokens > 0
     assert [values(m) for m in rows(store, Message, source)] == [values(m) for m in messages]
 
 
 async def test_a_fork_at_the_first_user_message_is_empty(engine: ChatEngine, store: Store) -> None:
     source, messages = await source_conversation(engine, store)
-    fork = store.conversations.fork(source, messages[0].id, origin='task')
+    fork = ConversationRepository(store).fork(source, messages[0].id, origin='task')
     assert rows(store, Message, fork.id) == [] and rows(store, ToolInvocation, fork.id) == []
     assert (fork.message_count, fork.tool_count, fork.has_error, fork.origin) == (0, 0, False, 'task')
     assert fork.title == 'fork of tool please'
@@ -220,9 +224,9 @@ async def test_a_fork_at_the_first_user_message_is_empty(engine: ChatEngine, sto
 
 async def test_a_fork_of_a_fork(engine: ChatEngine, store: Store) -> None:
     source, messages = await source_conversation(engine, store)
-    first = store.conversations.fork(source, messages[7].id)
+    first = ConversationRepository(store).fork(source, messages[7].id)
     copies = rows(store, Message, first.id)
-    second = store.conversations.fork(first.id, copies[5].id)  # the copy of 'plain question'
+    second = ConversationRepository(store).fork(first.id, copies[5].id)  # the copy of 'plain question'
     again = rows(store, Message, second.id)
     # A copy of a copy names the original row, so a fork of a fork and the source share turns.
     assert [m.copied_from_id for m in again] == [m.id for m in messages[:5]]
@@ -239,9 +243,9 @@ async def test_what_cannot_be_forked(engine: ChatEngine, store: Store) -> None:
     other = await turn(engine, 'elsewhere', None)
     other_user = rows(store, Message, other)[0]
     with pytest.raises(ConversationNotFound):
-        store.conversations.fork(new_id(), messages[0].id)
+        ConversationRepository(store).fork(new_id(), messages[0].id)
     with pytest.raises(ConversationNotFound):
-        store.conversations.fork('../x', messages[0].id)
+        ConversationRepository(store).fork('../x', messages[0].id)
     for wrong in (
         messages[1].id,
         messages[3].id,
@@ -252,21 +256,21 @@ async def test_what_cannot_be_forked(engine: ChatEngine, store: Store) -> None:
         'nope',
     ):
         with pytest.raises(NotAUserMessage):
-            store.conversations.fork(source, wrong)
+            ConversationRepository(store).fork(source, wrong)
     counted = store.counts()
     # A turn still in flight before the message: a copy of it would be half a turn.
     with store.write() as session:
         session.execute(update(Message).where(Message.id == messages[6].id).values(status='streaming'))
     with pytest.raises(TurnInFlight, match='still running'):
-        store.conversations.fork(source, messages[7].id)
-    store.conversations.fork(source, messages[5].id)  # before the turn in flight: fine
+        ConversationRepository(store).fork(source, messages[7].id)
+    ConversationRepository(store).fork(source, messages[5].id)  # before the turn in flight: fine
     with store.write() as session:
         session.execute(update(Message).where(Message.id == messages[6].id).values(status='complete'))
         session.execute(
             update(ToolInvocation).where(ToolInvocation.conversation_id == source).values(status='pending')
         )
     with pytest.raises(TurnInFlight):
-        store.conversations.fork(source, messages[5].id)
+        ConversationRepository(store).fork(source, messages[5].id)
     assert store.counts()['conversations'] == counted['conversations'] + 1
 
 
@@ -285,7 +289,7 @@ async def test_a_failed_fork_stores_nothing_and_removes_its_files(engine: ChatEn
     fault.fail()
     try:
         with pytest.raises(Exception, match=fault.cause):
-            store.conversations.fork(source, messages[7].id)
+            ConversationRepository(store).fork(source, messages[7].id)
     finally:
         fault.heal()
         event.remove(store.engine, 'before_cursor_execute', before)
@@ -310,7 +314,7 @@ async def test_missing_files_and_symlinks_are_not_copied(engine: ChatEngine, sto
     linked.unlink()
     linked.symlink_to(beside)
     assert resolve(second) == beside
-    fork = store.conversations.fork(source, messages[7].id)
+    fork = ConversationRepository(store).fork(source, messages[7].id)
     copies = rows(store, Message, fork.id)
     for copy, original in ((copies[0], first), (copies[5], second)):
         (reference,) = copy.attachments
@@ -326,13 +330,13 @@ async def test_missing_files_and_symlinks_are_not_copied(engine: ChatEngine, sto
 
 async def test_deleting_a_source_or_a_fork_leaves_the_other(engine: ChatEngine, store: Store) -> None:
     source, messages = await source_conversation(engine, store)
-    fork = store.conversations.fork(source, messages[7].id)
-    kept = store.conversations.fork(source, messages[5].id)
-    store.conversations.delete(fork.id)
+    fork = ConversationRepository(store).fork(source, messages[7].id)
+    kept = ConversationRepository(store).fork(source, messages[5].id)
+    ConversationRepository(store).delete(fork.id)
     assert [f.id for f in thread(store, source).forks] == [kept.id]
     assert len(rows(store, Message, source)) == len(messages)
     assert resolve_path(store.attachments_dir, messages[0].attachments[0], source, messages[0].id) is not None
-    store.conversations.delete(source)
+    ConversationRepository(store).delete(source)
     shown = thread(store, kept.id)
     assert shown.forked_from is not None
     assert (shown.forked_from.id, shown.forked_from.title, shown.forked_from.message_id) == (
@@ -354,7 +358,7 @@ async def test_two_references_to_one_file_copy_it_once(engine: ChatEngine, store
     twice = [reference, {**reference, 'index': 1}]
     with store.write() as session:
         session.execute(update(Message).where(Message.id == messages[0].id).values(attachments=twice))
-    fork = store.conversations.fork(source, messages[7].id)
+    fork = ConversationRepository(store).fork(source, messages[7].id)
     copy = rows(store, Message, fork.id)[0]
     assert [a['index'] for a in copy.attachments] == [0, 1]
     found = {resolve_path(store.attachments_dir, a, fork.id, copy.id) for a in copy.attachments}

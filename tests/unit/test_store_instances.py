@@ -8,12 +8,13 @@ from datetime import timedelta
 
 from sqlalchemy import Connection, select, update
 
-from synapse_agents.store import Message, Store, ToolInvocation
+from synapse_agents.conversations.tables import Message, ToolInvocation
+from synapse_agents.conversations.turn_writes import TurnStart, begin_turn, sweep_in_flight, tool_started
+from synapse_agents.store import Store
 from synapse_agents.store.engine import writer
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.instances import Instance, current, heartbeat, retire
 from synapse_agents.store.schema import StoreInstance, utcnow
-from synapse_agents.store.turn_writes import TurnStart, begin_turn, sweep_in_flight, tool_started
 
 ELSEWHERE = 'another-machine/pid:[1]'
 """A `pid_scope` no process of this test shares: only the heartbeat lease decides for it."""

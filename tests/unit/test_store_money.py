@@ -6,11 +6,13 @@ from decimal import Decimal
 
 from sqlalchemy import func, inspect, select, text
 
-from synapse_agents.store import Conversation, LlmCall, Message, Store, upgrade
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.conversations.tables import Conversation, Message
+from synapse_agents.conversations.totals import reconcile_totals
+from synapse_agents.store import Store, upgrade
 from synapse_agents.store.engine import writer
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.migrate import current_revision, downgrade, head_revision
-from synapse_agents.store.totals import reconcile_totals
 
 
 def a_conversation(store: Store) -> str:

@@ -8,7 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Column, MetaData, String, Table, Text, insert, select
 
-from synapse_agents.store import Conversation, LlmCall, Message, Store, ToolInvocation
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
+from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.tables import TableRegistry, registry
 
@@ -56,13 +59,13 @@ def test_synapse_tables_are_declared_once_with_their_owner() -> None:
 
 def test_a_registered_table_is_deleted_counted_and_reported(notes_store: Store) -> None:
     store = notes_store
-    keep = store.conversations.create(agent_key='a')
-    gone = store.conversations.create(agent_key='a')
+    keep = ConversationRepository(store).create(agent_key='a')
+    gone = ConversationRepository(store).create(agent_key='a')
     for conversation_id in (keep.id, gone.id, gone.id):
         add_note(store, conversation_id)
     assert store.counts()['registry_test_notes'] == 3
 
-    report = store.conversations.delete(gone.id)
+    report = ConversationRepository(store).delete(gone.id)
 
     assert report.as_dict() == {
         'conversations': 1,
@@ -82,8 +85,8 @@ def test_a_registered_table_is_deleted_counted_and_reported(notes_store: Store) 
 
 def test_prune_and_clear_cover_a_registered_table(notes_store: Store) -> None:
     store = notes_store
-    old = store.conversations.create(agent_key='a')
-    fresh = store.conversations.create(agent_key='a')
+    old = ConversationRepository(store).create(agent_key='a')
+    fresh = ConversationRepository(store).create(agent_key='a')
     add_note(store, old.id)
     add_note(store, fresh.id)
     add_note(store, new_id(), 'its conversation row is gone')
@@ -93,11 +96,11 @@ def test_prune_and_clear_cover_a_registered_table(notes_store: Store) -> None:
         assert row is not None
         row.updated_at = datetime.now(UTC) - timedelta(days=10)
 
-    pruned = store.conversations.prune(7)
+    pruned = ConversationRepository(store).prune(7)
     assert (pruned.conversations, pruned.removed('registry_test_notes')) == (1, 1)
     assert old.id not in note_owners(store) and fresh.id in note_owners(store)
 
-    cleared = store.conversations.clear()
+    cleared = ConversationRepository(store).clear()
     # One note went with its conversation, one whose conversation was already gone as an orphan.
     assert (cleared.conversations, cleared.removed('registry_test_notes')) == (1, 2)
     assert note_owners(store) == [None]
@@ -129,7 +132,7 @@ def test_a_bad_declaration_is_refused() -> None:
 
 def test_the_orphan_sweep_keeps_rows_of_a_conversation_that_exists(notes_store: Store) -> None:
     store = notes_store
-    alive = store.conversations.create(agent_key='a')
+    alive = ConversationRepository(store).create(agent_key='a')
     add_note(store, alive.id)
     add_note(store, new_id(), 'its conversation row is gone')
     with store.write() as session:
@@ -139,4 +142,4 @@ def test_the_orphan_sweep_keeps_rows_of_a_conversation_that_exists(notes_store: 
         report = store.tables.delete_orphans(session.connection(), 'conversation')
     assert (report.messages, report.removed('registry_test_notes'), report.conversations) == (1, 1, 0)
     assert note_owners(store) == [alive.id]
-    assert [m.content for m in store.conversations.messages(alive.id)] == ['kept']
+    assert [m.content for m in ConversationRepository(store).messages(alive.id)] == ['kept']

@@ -21,10 +21,13 @@ from chat_helpers import DEMO
 from fixtures.projects import isolated_imports, unique_name, write_files
 from spend_helpers import ledger_row, seed
 from spending_models import add_limit
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Message, ToolInvocation
 from synapse_agents.discovery import Catalog
 from synapse_agents.runtime import DEMO_TARGET, SynapseRuntime
 from synapse_agents.settings import load_settings
-from synapse_agents.store import LlmCall, Message, Store, ToolInvocation
+from synapse_agents.store import Store
 from synapse_agents.tasks import events, queue, runner, standing_store
 from synapse_agents.tasks.standing_store import StandingInput
 from synapse_agents.tasks.tables import AgentLog, AgentTask
@@ -158,7 +161,7 @@ async def test_a_demo_agents_run_is_stored_like_a_chat_with_origin_and_module_ta
     assert isinstance(task.output, str) and task.output
     assert task.worker == WORKER and task.finished_at is not None and task.duration_ms is not None
     assert task.input_tokens > 0 and task.output_tokens > 0
-    conversation = store.conversations.get(task.conversation_id or '')
+    conversation = ConversationRepository(store).get(task.conversation_id or '')
     assert conversation is not None and conversation.origin == 'task'
     assert conversation.agent_key == DEMO + 'support-agent'
     assert (conversation.tenant_type, conversation.tenant_id) == ('org', 'acme')
@@ -208,7 +211,7 @@ async def test_an_events_run_tells_the_agent_the_event_and_its_context(
     assert tool_steps[1][1]['failed'] is False and 'shipped' in tool_steps[1][1]['result']
     (invocation,) = rows(store, ToolInvocation, conversation_id=task.conversation_id)
     assert invocation.status == 'success'
-    conversation = store.conversations.get(task.conversation_id or '')
+    conversation = ConversationRepository(store).get(task.conversation_id or '')
     assert conversation is not None and conversation.actor_id == standing.id
 
 
@@ -249,7 +252,7 @@ async def test_a_model_that_raises_fails_the_task_with_its_error(
     assert task.error is not None and task.error.startswith('ModelHTTPError') and 'overloaded' in task.error
     assert kinds(logs)[-2:] == ['error', 'finished'] and logs[-2].message == task.error
     assert task.conversation_id is not None
-    conversation = store.conversations.get(task.conversation_id)
+    conversation = ConversationRepository(store).get(task.conversation_id)
     assert conversation is not None and conversation.has_error
 
 

@@ -27,11 +27,14 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from fixtures.projects import isolated_imports, unique_name, write_files
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Message
 from synapse_agents.discovery import Catalog
 from synapse_agents.runtime import SynapseRuntime
 from synapse_agents.scope import Ref
 from synapse_agents.settings import load_settings
-from synapse_agents.store import LlmCall, Message, Store
+from synapse_agents.store import Store
 from synapse_agents.store.schema import utcnow
 from synapse_agents.tasks import events, runner, standing_store
 from synapse_agents.tasks.standing_store import StandingInput
@@ -245,7 +248,7 @@ async def test_nothing_of_one_tenant_reaches_another(
         # The answer is the prompt: the context of the last firing folded into this task, nothing else.
         assert isinstance(task.output, str) and owner_of(task.output) <= {tenant}
         assert marker.findall(task.output) == [str(by_task[task_id][-1])]
-        conversation = store.conversations.get(task.conversation_id or '')
+        conversation = ConversationRepository(store).get(task.conversation_id or '')
         assert (
             conversation is not None
             and label(

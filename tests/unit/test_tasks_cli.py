@@ -14,6 +14,7 @@ from typer.testing import CliRunner, Result
 
 from fixtures.task_agents import QUICK, SLEEPER, TARGET
 from synapse_agents.cli import command_line
+from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.store import Store
 from synapse_agents.tasks import queue, standing_store
 from synapse_agents.tasks.standing_store import StandingInput
@@ -205,7 +206,7 @@ def test_run_wait_runs_the_task_here_and_prints_its_outcome(store: Store) -> Non
         said.startswith(f'Task {task.id} succeeded in ') and f'conversation {task.conversation_id}.' in said
     )
     assert said.splitlines()[-1] == 'Done: Summarise the day'
-    conversation = store.conversations.get(task.conversation_id or '')
+    conversation = ConversationRepository(store).get(task.conversation_id or '')
     assert conversation is not None and conversation.origin == 'task'
 
     shown = ok('tasks', 'show', task.id)

@@ -18,9 +18,10 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from synapse_agents.chat.deps import given
 from synapse_agents.chat.engine import ChatEngine, TurnRejected
 from synapse_agents.chat.request import TurnRequest
+from synapse_agents.conversations.tables import Message
 from synapse_agents.events import TurnFailed, TurnFinished
 from synapse_agents.settings import Settings
-from synapse_agents.store import Message, Store
+from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget
 

@@ -15,10 +15,12 @@ from pydantic_ai.usage import UsageLimits
 from sqlalchemy import select
 
 from chat_helpers import collect, failure, finished, turn_target
+from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.chat.engine import ChatEngine, TurnRejected
 from synapse_agents.chat.request import TurnRequest
+from synapse_agents.conversations.tables import Conversation, Message
 from synapse_agents.scope import InvalidScope, Scope
-from synapse_agents.store import Conversation, LlmCall, Message, Store
+from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.write_queue import WriteQueue
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import ColumnElement, func, select
 
 from ..registry.tables import AgentConfig, Preset
-from ..store import LlmCall
+from .tables import LlmCall
 from .worst_case import CONFIG_PREFIX
 
 if TYPE_CHECKING:

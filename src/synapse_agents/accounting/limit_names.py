@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 
 from ..registry.tables import AgentConfig, Preset
-from ..store import LlmCall
 from .limits_store import LimitError
+from .tables import LlmCall
 
 if TYPE_CHECKING:
     from ..discovery import Catalog

@@ -46,10 +46,10 @@ from sqlalchemy import (
 
 from ..corrupt import CorruptRow, unreadable_amount
 from ..store.ids import new_id
-from ..store.schema import LlmCall, Money, utcnow
-from ..store.turn_writes import record_llm_call, release_reservation
+from ..store.schema import Money, utcnow
+from .ledger_writes import record_llm_call, release_reservation
 from .pricing import convert
-from .tables import SpendingLimit, SpendingOverrun, SpendingReservation
+from .tables import LlmCall, SpendingLimit, SpendingOverrun, SpendingReservation
 
 if TYPE_CHECKING:
     from ..settings import Settings

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic_ai.usage import RequestUsage
 from sqlalchemy import select, update
 
-from ..store.schema import COST_SCALE, LlmCall
+from ..store.schema import COST_SCALE
 from .pricing import price_call
+from .tables import LlmCall
 
 if TYPE_CHECKING:
     from ..settings import Settings

@@ -26,9 +26,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import ColumnElement, Select, case, func, literal, select
 from sqlalchemy.orm import Session
 
-from ..store.schema import LlmCall
 from .pricing import reference_amount
 from .rates import missing_rates, price_currencies
+from .tables import LlmCall
 
 if TYPE_CHECKING:
     from ..settings import Settings

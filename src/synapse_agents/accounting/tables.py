@@ -1,4 +1,8 @@
-"""Spending limits, the reservations in-flight model calls hold against them, and the overrun log.
+"""The accounting tables: the ledger (`llm_calls`), spending limits, the reservations in-flight
+model calls hold against them, and the overrun log.
+
+The ledger has one row per model request and is the books: declared in the table registry as naming
+its conversation but `kept`, so deleting, pruning or clearing conversations never removes a row.
 
 A limit caps what one tenant, user, agent or preset may spend per period. Before a model call, its
 worst-case cost is reserved (`spending_reservations`) against every limit that applies, in one
@@ -11,11 +15,12 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Index, String
+from sqlalchemy import Boolean, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..store.ids import new_id
 from ..store.schema import Base, utcnow
+from ..store.tables import register_table
 
 
 class SpendingLimit(Base):
@@ -86,3 +91,52 @@ class SpendingOverrun(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (Index('ix_spending_overruns_created', 'created_at'),)
+
+
+class LlmCall(Base):
+    """The accounting ledger: one row per model request, with tokens and cost."""
+
+    __tablename__ = 'llm_calls'
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    run_id: Mapped[str | None] = mapped_column(String(36))
+    parent_run_id: Mapped[str | None] = mapped_column(String(36))
+    conversation_id: Mapped[str | None] = mapped_column(String(36))
+    module: Mapped[str] = mapped_column(String(32), default='chat')
+    agent_key: Mapped[str | None] = mapped_column(String(255))
+    provider: Mapped[str | None] = mapped_column(String(64))
+    model: Mapped[str | None] = mapped_column(String(255))
+    input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cache_read_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cache_write_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    reasoning_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cost: Mapped[Decimal | None] = mapped_column()
+    currency: Mapped[str | None] = mapped_column(String(8))
+    price_source: Mapped[str | None] = mapped_column(String(64))
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+    user: Mapped[str | None] = mapped_column(String(255))
+    """Who the call was made for: the scope's actor as `type:id`."""
+    tenant: Mapped[str | None] = mapped_column(String(255))
+    """Who pays: the scope's tenant as `type:id`."""
+    preset: Mapped[str | None] = mapped_column(String(100))
+    """The registry preset the call ran with."""
+    cost_reference: Mapped[Decimal | None] = mapped_column()
+    """`cost` converted to the reference currency (rates from the settings at call time)."""
+    reference_currency: Mapped[str | None] = mapped_column(String(8))
+    price_version: Mapped[str | None] = mapped_column(String(64))
+    """Which version of the price source priced the call (pinned at call time)."""
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        Index('ix_llm_calls_conversation', 'conversation_id'),
+        Index('ix_llm_calls_created_at', 'created_at'),
+        Index('ix_llm_calls_agent_created', 'agent_key', 'created_at'),
+        Index('ix_llm_calls_run', 'run_id'),
+        Index('ix_llm_calls_tenant_created', 'tenant', 'created_at'),
+        Index('ix_llm_calls_user_created', 'user', 'created_at'),
+        Index('ix_llm_calls_preset_created', 'preset', 'created_at'),
+    )
+
+
+register_table(LlmCall, owner='conversation', key='conversation_id', kept=True)

@@ -6,7 +6,7 @@ attachments folder). The agent gets the bytes as pydantic-ai `BinaryContent`. Wh
 `model_messages` are stored, the bytes are dropped from them and read back from disk on replay.
 There is no MIME allowlist: a model that cannot read a file says so, and that shows as an error.
 
-A stored reference is read back only inside its own message's folder (`resolve_path`): a path
+A stored reference is read back only inside its own message's folder (`conversations.files`): a path
 tampered with in the database, or a symlink put in the folder, resolves to nothing. Files are
 written only under folders named by two Synapse ids (`save_uploads` refuses anything else), so no
 input can choose where a file lands.
@@ -128,29 +128,6 @@ def save_uploads(
             )
         )
     return saved
-
-
-def resolve_path(
-    attachments_dir: Path, reference: dict[str, Any], conversation_id: str, message_id: str
-) -> Path | None:
-    """The file a message's reference points at: a regular file inside that message's folder, or None.
-
-    The stored path is not trusted: whatever it says (`..`, an absolute path, another message's
-    file, a symlink out of the folder, a NUL byte, a name too long), the resolved file must sit
-    directly in `<attachments>/<conversation_id>/<message_id>/`.
-    """
-    relative = reference.get('path')
-    if not isinstance(relative, str) or not relative:
-        return None
-    try:
-        root = attachments_dir.resolve()
-        folder = (root / conversation_id / message_id).resolve()
-        candidate = (root / relative).resolve()
-        if root not in folder.parents or candidate.parent != folder or not candidate.is_file():
-            return None
-    except (OSError, ValueError):  # a NUL byte, a name too long for the filesystem, a symlink loop
-        return None
-    return candidate
 
 
 def _prompt_items(model_messages: list[Any]) -> list[dict[str, Any]]:

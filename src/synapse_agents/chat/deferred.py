@@ -3,7 +3,7 @@
 A run whose tools need approval (`requires_approval=True`, `ApprovalRequired`) or are executed
 elsewhere (`CallDeferred`, `ExternalToolset`) ends with pydantic-ai's `DeferredToolRequests` as
 its output. Synapse stores that turn as complete, with one `awaiting` tool row per paused call
-(`store/decisions.py`), and the conversation waits: a new message is refused until someone
+(`conversations/decisions.py`), and the conversation waits: a new message is refused until someone
 decides. The decisions arrive as `Decisions` (the chat route's `decisions` field, the Python API's
 `Conversation.decide`), are claimed in the database (two servers deciding the same calls: one
 wins), and the next turn resumes the run with `DeferredToolResults`.
@@ -24,7 +24,7 @@ from pydantic_ai.messages import ToolCallPart
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDenied
 
 from .._json import jsonable
-from ..store.decisions import AwaitingCall
+from ..conversations.decisions import AwaitingCall
 
 PauseKind = Literal['approval', 'external']
 """`approval`: Approve or Deny; `external`: the call's result is supplied from outside the run."""
@@ -98,7 +98,7 @@ def paused_calls(output: Any) -> list[PausedCall]:
 
 
 def waiting_call(row: AwaitingCall) -> PausedCall:
-    """A stored paused call (`store/decisions.py`) as the call it is."""
+    """A stored paused call (`conversations/decisions.py`) as the call it is."""
     kind: PauseKind = 'external' if row.kind == 'external' else 'approval'
     return PausedCall(row.tool_call_id, row.tool_name, row.args, kind)
 

@@ -26,13 +26,15 @@ from pydantic_ai.messages import AgentStreamEvent, ModelMessage
 from pydantic_ai.models import Model
 
 from ..accounting.pricing import pricer
+from ..conversations.decisions import AwaitingCall, Claim, awaiting_calls, claim_decisions
+from ..conversations.repository import ConversationRepository
+from ..conversations.tables import Conversation
 from ..corrupt import CorruptRow, json_problem
 from ..events import Notice, TurnEvent
 from ..registry.providers import resolve_model
 from ..scope import Scope, ScopeMismatch
 from ..settings import Settings
-from ..store import Conversation, Store
-from ..store.decisions import AwaitingCall, Claim, awaiting_calls, claim_decisions
+from ..store import Store
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
 from ..targets.deps_values import DepsRejected, check_values, reads_stored
@@ -106,7 +108,8 @@ class ChatEngine:
         if not new_conversation:
             if not is_valid_id(conversation_id):  # before the database or the disk sees it
                 raise TurnRejected(404, f'No conversation with id {shown_id(conversation_id)}.')
-            conversation = await anyio.to_thread.run_sync(self.store.conversations.get, conversation_id)
+            conversations = ConversationRepository(self.store)
+            conversation = await anyio.to_thread.run_sync(conversations.get, conversation_id)
             scope = _check_conversation(conversation, conversation_id, target.slug, scope)
             _check_access(target, scope, turn.origin)
             waiting = await anyio.to_thread.run_sync(awaiting_calls, self.store, conversation_id)

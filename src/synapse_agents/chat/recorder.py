@@ -51,15 +51,16 @@ from pydantic_ai.tools import ToolDefinition
 
 from .._json import jsonable
 from ..accounting.capability import Spending, ledger_row
+from ..accounting.ledger_writes import record_llm_call
 from ..accounting.limits import Subject
 from ..accounting.pricing import PricedCall, Pricer, Requested, requested_models
+from ..conversations.decisions import AWAITING, mark_awaiting
+from ..conversations.turn_writes import tool_finished, tool_started
 from ..events import Notice, ToolTimed
 from ..redaction import scrub, scrub_value
 from ..registry.prices import REGISTRY_SOURCE
-from ..store.decisions import AWAITING, mark_awaiting
 from ..store.ids import new_id
 from ..store.schema import utcnow
-from ..store.turn_writes import record_llm_call, tool_finished, tool_started
 from ..store.write_queue import TurnWrites, WriteQueue
 from .deferred import PausedCall
 from .outcome import ERROR_OUTCOMES, native_tool_status
@@ -245,7 +246,7 @@ class Recorder(AbstractCapability[Any]):
             self.record_response(response, _ms(self._request_started) if self._request_started else None)
 
     def record_paused(self, calls: list[PausedCall]) -> None:
-        """Store the calls the run paused on as `awaiting` rows (`store/decisions.py`)."""
+        """Store the calls the run paused on as `awaiting` rows (`conversations/decisions.py`)."""
         for call in calls:
             started = self._deferred.pop(call.tool_call_id, None)
             if started is not None:  # it ran and raised CallDeferred / ApprovalRequired: its row waits
@@ -384,7 +385,7 @@ class Recorder(AbstractCapability[Any]):
             return  # wrap_tool_execute already completed this call
         open_tool = self._tools.get(part.tool_call_id)
         if open_tool is None and (part.outcome not in ERROR_OUTCOMES or part.outcome == 'denied'):
-            return  # a denial is stored on the paused call's own row (`store/decisions.py`)
+            return  # a denial is stored on the paused call's own row (`conversations/decisions.py`)
         if open_tool is None:
             call = ToolCallPart(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
             open_tool = self._start(call, kind='function')

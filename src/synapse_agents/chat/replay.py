@@ -18,11 +18,13 @@ from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from sqlalchemy import select
 
+from ..conversations.decisions import paused_message_run
+from ..conversations.files import resolve_path
+from ..conversations.history import attachment_references
+from ..conversations.tables import Message
 from ..corrupt import CorruptRow, json_problem
-from ..store import Message, Store
-from ..store.decisions import paused_message_run
-from ..store.history import attachment_references
-from .attachments import resolve_path, restore_binary
+from ..store import Store
+from .attachments import restore_binary
 
 
 def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> list[ModelMessage]:

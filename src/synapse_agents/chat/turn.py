@@ -44,15 +44,15 @@ from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
 from .._json import jsonable
 from ..accounting.capability import Spending
 from ..accounting.nested import TurnAccount, accounted
+from ..conversations.decisions import reopen_decisions
+from ..conversations.deps_values import remember_deps
+from ..conversations.files import remove_inside
+from ..conversations.turn_writes import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
 from ..deps_setup import missing_factory_hint
 from ..events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from ..redaction import scrub, scrub_value
 from ..scope import METADATA_KEY
-from ..store.decisions import reopen_decisions
-from ..store.deps_values import remember_deps
-from ..store.files import remove_inside
 from ..store.ids import is_valid_id, new_id
-from ..store.turn_writes import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
 from ..store.write_queue import TurnWrites, WriteQueue
 from ..targets.model_choice import MissingApiKey
 from ..traces.turns import traced_turn

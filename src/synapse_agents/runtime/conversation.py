@@ -48,9 +48,10 @@ from ..chat.deferred import (
 from ..chat.engine import ChatEngine, TurnRejected
 from ..chat.reader import TurnReader
 from ..chat.request import Origin, TurnRequest
+from ..conversations.decisions import awaiting_calls
+from ..conversations.repository import ConversationRepository
 from ..events import TurnFinished
 from ..scope import Scope, ScopeMismatch
-from ..store.decisions import awaiting_calls
 from ..targets.target import TurnTarget, model_id_of
 
 Attachment = Path | str | BinaryContent | tuple[str, bytes] | tuple[str, bytes, str]
@@ -165,8 +166,8 @@ class Conversation:
 
         Raises `ConversationNotFound` before this conversation is stored, `ValueError` when
         `message_id` is not one of its user messages, `RuntimeError` while a turn is in flight."""
-        from ..store.forks import ConversationNotFound as SourceNotFound
-        from ..store.forks import NotAUserMessage, TurnInFlight
+        from ..conversations.forks import ConversationNotFound as SourceNotFound
+        from ..conversations.forks import NotAUserMessage, TurnInFlight
 
         source = self._id
         if source is None:
@@ -175,7 +176,7 @@ class Conversation:
         await self._engine.writes.drain()
         try:
             row = await anyio.to_thread.run_sync(
-                lambda: store.conversations.fork(
+                lambda: ConversationRepository(store).fork(
                     source, message_id, origin=self._settings.origin, title=title
                 )
             )

@@ -6,7 +6,7 @@ changed in the dashboard applies from the next run on.
 The sweep runs once at start-up, before the root serves, and then every `HEARTBEAT_INTERVAL_S` as
 the heartbeat: `sweep_in_flight` heart-beats this process's instance first, then interrupts only
 what processes found gone left in flight (see `store.instances`), and the decisions they held
-wait again (`store.decisions.give_back_dead_claims`); it also deletes the spending
+wait again (`conversations.decisions.give_back_dead_claims`); it also deletes the spending
 reservations past their expiry (a process died during the call: `accounting.limits`).
 """
 
@@ -16,12 +16,13 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..accounting.limits import sweep_expired
+from ..conversations.decisions import give_back_dead_claims
+from ..conversations.repository import ConversationRepository
+from ..conversations.turn_writes import sweep_in_flight
 from ..settings import Settings
 from ..store import Store
-from ..store.decisions import give_back_dead_claims
 from ..store.engine import writer
 from ..store.instances import HEARTBEAT_INTERVAL_S, current, live_instances
-from ..store.turn_writes import sweep_in_flight
 from .jobs import Job
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def prune(store: Store, days: int) -> int:
 
     from ..traces.read import prune_older
 
-    report = store.conversations.prune(days)
+    report = ConversationRepository(store).prune(days)
     traces = prune_older(store, datetime.now(UTC) - timedelta(days=days))
     if traces:
         logger.warning('auto-prune removed %d traces older than %d days', traces, days)

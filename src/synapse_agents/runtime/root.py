@@ -24,10 +24,17 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import anyio.to_thread
 import pluggy
 
+# Every built-in area's tables, on the store's metadata and in its table registry: the store
+# imports no area, so the root loads them all (counts, `synapse db tables`, the health check).
+from ..accounting import tables as _accounting_tables  # noqa: F401
+from ..conversations import tables as _conversation_tables  # noqa: F401
 from ..plugins.manager import default_manager, plugin_jobs, plugin_tables
+from ..registry import tables as _registry_tables  # noqa: F401
 from ..settings import LoadedSettings, Settings, remember_settings
 from ..settings_reload import SettingsReloader
 from ..store import Store
+from ..tasks import tables as _task_tables  # noqa: F401
+from ..traces import tables as _trace_tables  # noqa: F401
 from .jobs import JobRunner
 
 if TYPE_CHECKING:

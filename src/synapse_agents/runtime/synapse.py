@@ -29,6 +29,7 @@ from pydantic_ai.usage import UsageLimits
 from ..chat.deps import given
 from ..chat.request import ORIGINS, Origin
 from ..chat.service import lookup_target
+from ..conversations.repository import ConversationRepository
 from ..scope import Ref, Scope
 from ..settings import LoadedSettings, Settings, load_settings
 from ..store.ids import is_valid_id, shown_id
@@ -36,7 +37,7 @@ from .conversation import Conversation, ConversationNotFound, TurnSettings, Wron
 from .root import SynapseRuntime
 
 if TYPE_CHECKING:
-    from ..store.conversation_log import SqlConversationStore
+    from ..conversations.sql_store import SqlConversationStore
     from ..tasks.events import Fired
     from .blocking import BlockingConversation
 
@@ -126,7 +127,7 @@ class Synapse:
     def conversation_store(self) -> SqlConversationStore:
         """pydantic-ai's `ConversationStore` on this Synapse's database (see docs/conversation-store.md)."""
         if self._log_store is None:
-            from ..store.conversation_log import SqlConversationStore
+            from ..conversations.sql_store import SqlConversationStore
 
             self._log_store = SqlConversationStore(self.runtime.store)
         return self._log_store
@@ -263,7 +264,7 @@ class Synapse:
     async def _continued_scope(self, conversation_id: str, slug: str, asked: Scope) -> Scope:
         if not is_valid_id(conversation_id):
             raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
-        row = await anyio.to_thread.run_sync(self.runtime.store.conversations.get, conversation_id)
+        row = await anyio.to_thread.run_sync(ConversationRepository(self.runtime.store).get, conversation_id)
         if row is None:
             raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
         if row.agent_key != slug:

@@ -20,6 +20,7 @@ from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import StatementError
 
 from ..corrupt import read_json
+from .search_index import icontains
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -76,8 +77,6 @@ def writer(engine: Engine) -> Engine:
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
-    from .search import icontains
-
     # Let SQLAlchemy's "begin" event issue BEGIN itself (see _sqlite_begin).
     dbapi_connection.isolation_level = None
     # Search's case-insensitive substring test, with Python's `lower()` (SQLite's knows only ASCII).

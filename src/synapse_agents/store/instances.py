@@ -2,7 +2,7 @@
 
 A turn's `streaming` assistant row and its `pending` tool rows record the instance that runs them
 (`owner`). An instance heart-beats its `store_instances` row every `HEARTBEAT_INTERVAL_S`; the
-sweep (`store.turn_writes.sweep_in_flight`) marks interrupted only the in-flight rows whose owner is
+sweep (`conversations.turn_writes.sweep_in_flight`) marks interrupted only the in-flight rows whose owner is
 not live, so several processes on one database never interrupt each other's turns, and the turns
 of a process that died are swept by the next sweep of any survivor.
 

@@ -1,6 +1,6 @@
 """The hot writes, run straight on the DB-API cursor: compiled once per dialect, bound by the types.
 
-A chat turn's writes are a handful of statements built once at import (`store/turn_writes.py`). Going
+A chat turn's writes are a handful of statements built once at import (`conversations/turn_writes.py`). Going
 through `Connection.execute` costs SQLAlchemy's per-call machinery (cache lookup, execution
 context, result object, events) each time. `execute` compiles each statement once per dialect
 and set of parameter names, binds the values with the column types' own bind processors (the same JSON and UTC

@@ -1,8 +1,10 @@
-"""The store: the engine, its sessions, the table registry and one repository per aggregate.
+"""The store: the engine, its sessions and the table registry.
 
-Reads and writes of an aggregate go through its repository (`store.conversations`,
-`store.ledger`); a chat turn's writes go through the write queue (`store/turn_writes.py`). What a
-delete removes and what `counts()` counts is derived from the table registry (`store/tables.py`).
+Reads and writes of an aggregate go through its area's repository, made over a store
+(`conversations.repository.ConversationRepository(store)`, `accounting.ledger.LedgerRepository`);
+a chat turn's writes go through the write queue (`store/write_queue.py`). What a delete removes and
+what `counts()` counts is derived from the table registry (`store/tables.py`), where each area
+declares its tables.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from .engine import create_store_engine, writer
-from .repositories.conversations import ConversationRepository
-from .repositories.ledger import LedgerRepository
 from .tables import DeletionReport, TableRegistry, registry
 
 __all__ = ['DeletionReport', 'Store']
@@ -33,8 +33,6 @@ class Store:
         """The declarations deletes and counts are derived from (the process's registry by default)."""
         self._read_sessions = sessionmaker(engine, expire_on_commit=False)
         self._write_sessions = sessionmaker(writer(engine), expire_on_commit=False)
-        self.conversations = ConversationRepository(self)
-        self.ledger = LedgerRepository(self)
 
     @classmethod
     def open(cls, database_url: str, attachments_dir: Path, **engine_kwargs: Any) -> Store:
@@ -63,13 +61,3 @@ class Store:
         """Rows per registered table, for `synapse clear`, the benches and the tests."""
         with self.read() as session:
             return self.tables.counts(session.connection())
-
-
-# The feature packages' tables, on the store's one metadata (imported after `Store` exists: they
-# build on it); the conversation log also declares its tables in the registry, so every process's
-# `counts()` and `synapse db tables` include them.
-from ..accounting import tables as _accounting_tables  # noqa: E402, F401
-from ..registry import tables as _registry_tables  # noqa: E402, F401
-from ..tasks import tables as _task_tables  # noqa: E402, F401
-from ..traces import tables as _trace_tables  # noqa: E402, F401
-from . import conversation_log as _conversation_log  # noqa: E402, F401

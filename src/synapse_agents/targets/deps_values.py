@@ -3,7 +3,7 @@
 A configured agent may declare a JSON Schema for its deps (`spec.deps_schema`). A chat request then
 sends the values as `deps` (a JSON object); they are checked with `jsonschema` (the dialect its
 `$schema` names, else draft 2020-12) and, once the turn runs, remembered on the conversation
-(`store/deps_values.py`), so a later turn that sends none runs with the stored ones. Sending
+(`conversations/deps_values.py`), so a later turn that sends none runs with the stored ones. Sending
 new values replaces them. `check_values` is the rule:
 
 - values sent for an agent without a schema: refused (`deps_unexpected`);

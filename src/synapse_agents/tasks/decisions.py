@@ -1,7 +1,7 @@
 """Tasks whose run paused on tool calls that need a person (approval, or a result from outside).
 
 A task's run that ends with such calls ends `awaiting` (its conversation holds the waiting calls,
-`store/decisions.py`); `decide` checks the answers against them, stores them on the task and queues
+`conversations/decisions.py`); `decide` checks the answers against them, stores them on the task and queues
 it again with one conditional UPDATE (`awaiting → queued`), so of two people deciding at once one
 is told it was decided already. The worker that claims it next resumes the run with the answers
 (`tasks/runner.py`), and the task ends as any run does, or waits again. Blocking.
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import update
 
 from ..chat.deferred import Decisions, DecisionsInvalid, check_answers, read_decisions, waiting_call
-from ..store.decisions import awaiting_calls
+from ..conversations.decisions import awaiting_calls
 from ..store.ids import is_valid_id
 from ..store.schema import utcnow
 from .errors import TaskError, field_error, not_found

@@ -28,6 +28,7 @@ from ..accounting.spend import decimal_text
 from ..chat.engine import TurnRejected
 from ..chat.reader import TurnReader
 from ..chat.request import TurnRequest
+from ..conversations.repository import ConversationRepository
 from ..corrupt import CorruptRow
 from ..events import TurnStarted
 from ..scope import Scope, scope_problem
@@ -243,7 +244,7 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
 async def _interrupted(runtime: SynapseRuntime, started: TurnStarted, cancelled: bool) -> Outcome:
     """The outcome of a run that ended without its final event: what its conversation recorded."""
     await runtime.chat_service().writes.drain()  # the turn's queued writes first
-    row = await anyio.to_thread.run_sync(runtime.store.conversations.get, started.conversation_id)
+    row = await anyio.to_thread.run_sync(ConversationRepository(runtime.store).get, started.conversation_id)
     reason = 'Cancelled while running' if cancelled else 'The run was interrupted'
     return Outcome(
         'cancelled' if cancelled else 'failed',

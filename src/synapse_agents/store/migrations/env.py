@@ -7,7 +7,7 @@ from sqlalchemy import Connection
 
 from synapse_agents.store.migrate import VERSION_TABLE
 from synapse_agents.store.schema import Base
-from synapse_agents.store.search import include_name
+from synapse_agents.store.search_index import include_name
 
 config = context.config
 

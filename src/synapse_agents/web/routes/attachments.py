@@ -17,8 +17,9 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
-from ...chat.attachments import media_type_essence, resolve_path, sanitise_name
-from ...store.history import attachment_reference
+from ...chat.attachments import media_type_essence, sanitise_name
+from ...conversations.files import resolve_path
+from ...conversations.history import attachment_reference
 from ...store.ids import is_valid_id, shown_id
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses

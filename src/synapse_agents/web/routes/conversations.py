@@ -15,12 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ...chat.request import Origin
+from ...conversations.forks import ConversationNotFound, NotAUserMessage, TurnInFlight
+from ...conversations.history import PAGE_SIZE, ConversationFilters, ScopeFilter
+from ...conversations.repository import ConversationRepository
+from ...conversations.rows import summary_of
+from ...conversations.snippets import Snippet, page_snippets
 from ...scope import MAX_LENGTH
-from ...store.forks import ConversationNotFound, NotAUserMessage, TurnInFlight
-from ...store.history import PAGE_SIZE, ConversationFilters, ScopeFilter
 from ...store.ids import is_valid_id, shown_id
-from ...store.rows import summary_of
-from ...store.snippets import Snippet, page_snippets
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses, require_id
 from .schemas import ConversationListRow, ConversationPage, ConversationRow, Deleted
@@ -147,7 +148,7 @@ async def conversations(
         newest_first=sort == 'newest',
         page=page,
     )
-    rows, total, exact = await run_in_threadpool(context.store.conversations.page, filters)
+    rows, total, exact = await run_in_threadpool(ConversationRepository(context.store).page, filters)
     snippets: dict[str, Snippet | None] = {}
     if filters.search and rows:
         snippets = await run_in_threadpool(page_snippets, context.store, rows, filters.search)
@@ -166,7 +167,7 @@ async def conversations(
 async def conversation(conversation_id: str, context: Context) -> Thread:
     """The whole thread in order, with tool invocations inside the answers that made them."""
     require_id(conversation_id, 'conversation')
-    thread = await run_in_threadpool(context.store.conversations.thread, conversation_id)
+    thread = await run_in_threadpool(ConversationRepository(context.store).thread, conversation_id)
     if thread is None:
         raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
     return Thread.of(thread, **await _agent_facts(context, thread.conversation.agent_key))
@@ -202,7 +203,7 @@ async def rename(conversation_id: str, body: Rename, context: Context) -> Conver
         raise ApiError(
             422, 'title: must not be empty.', fields=[{'location': 'body.title', 'message': 'empty'}]
         )
-    renamed = await run_in_threadpool(context.store.conversations.rename, conversation_id, title)
+    renamed = await run_in_threadpool(ConversationRepository(context.store).rename, conversation_id, title)
     if renamed is None:
         raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
     return ConversationRow.of(summary_of(renamed))
@@ -251,7 +252,7 @@ async def fork(conversation_id: str, body: ForkRequest, context: Context) -> Con
     await context.chat_service().writes.drain()
     try:
         forked = await run_in_threadpool(
-            context.store.conversations.fork, conversation_id, body.message_id, title=title
+            ConversationRepository(context.store).fork, conversation_id, body.message_id, title=title
         )
     except ConversationNotFound as exc:
         raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.') from exc
@@ -276,7 +277,7 @@ async def delete(conversation_id: str, context: Context) -> Deleted:
     """Delete a conversation with its messages, tool rows, ledger rows and files."""
     require_id(conversation_id, 'conversation')
     await context.chat_service().writes.drain()
-    report = await run_in_threadpool(context.store.conversations.delete, conversation_id)
+    report = await run_in_threadpool(ConversationRepository(context.store).delete, conversation_id)
     if report.conversations == 0:
         raise ApiError(404, f'No conversation with id {shown_id(conversation_id)}.')
     return Deleted.of(report)
@@ -286,7 +287,7 @@ async def delete(conversation_id: str, context: Context) -> Deleted:
 async def clear(context: Context) -> Deleted:
     """Delete every conversation and everything that belongs to one."""
     await context.chat_service().writes.drain()
-    report = await run_in_threadpool(context.store.conversations.clear)
+    report = await run_in_threadpool(ConversationRepository(context.store).clear)
     return Deleted.of(report)
 
 
@@ -294,7 +295,7 @@ async def clear(context: Context) -> Deleted:
 async def one_tool_invocation(tool_id: str, context: Context) -> ToolInvocationFull:
     """One tool invocation with its arguments and result in full (the replay may cut them)."""
     require_id(tool_id, 'tool invocation')
-    found = await run_in_threadpool(context.store.conversations.tool_invocation, tool_id)
+    found = await run_in_threadpool(ConversationRepository(context.store).tool_invocation, tool_id)
     if found is None:
         raise ApiError(404, f'No tool invocation with id {shown_id(tool_id)}.')
     return ToolInvocationFull.of(found)

@@ -5,7 +5,7 @@ These models are the API's contract: FastAPI serialises the returned model with 
 committed `frontend/openapi.json` and the dashboard's TypeScript types are generated from that
 (docs/api.md), and the fuzzing test (tests/api/test_fuzz.py) checks every answer against it.
 
-Each model's `of` builds it from the store's typed rows (`store/rows.py`); the presentation lives
+Each model's `of` builds it from the store's typed rows (`conversations/rows.py`); the presentation lives
 here: timestamps as ISO 8601 in UTC with milliseconds, `status` from `has_error`, tool arguments and
 results cut to a preview in a replay, attachment URLs. Building validates each model (about a
 microsecond each; `model_construct` measured slower); FastAPI does not validate a returned model
@@ -21,14 +21,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PlainSerializer
 
+from ...conversations.rows import ConversationSummary, Ref
+from ...conversations.snippets import Snippet
 from ...corrupt import note
 from ...scope import pairs_problem
 from ...store.repository import DeletionReport
-from ...store.rows import (
-    ConversationSummary,
-    Ref,
-)
-from ...store.snippets import Snippet
 from .chat_schemas import STREAM_EVENT as STREAM_EVENT
 from .chat_schemas import STREAM_RESPONSE_HEADERS as STREAM_RESPONSE_HEADERS
 from .chat_schemas import ModelList as ModelList

@@ -1,6 +1,6 @@
 """The replay's answers: a conversation's thread (`GET /api/conversations/{id}`) and its parts.
 
-Built from the store's typed rows (`store/rows.py`) like the rest of the API's response models
+Built from the store's typed rows (`conversations/rows.py`) like the rest of the API's response models
 (`schemas.py`, whose module docstring says how they are serialised and documented).
 """
 
@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 from pydantic_core import to_json
 
-from ...store.rows import (
+from ...conversations.rows import (
     AssistantEntry,
     AttachmentRef,
     ConversationThread,

@@ -3,7 +3,7 @@
 - `messages.parts`: what the replay shows for an assistant answer (reasoning, text, tool references,
   structured output), so the thread never has to ship or parse `model_messages`.
 - `ix_conversations_agent_error_updated`: the history list filtered by agent and status.
-- Search (see `synapse_agents.store.search`): FTS5 trigram tables kept in step by triggers on SQLite;
+- Search (see `synapse_agents.conversations.search`): FTS5 trigram tables kept in step by triggers on SQLite;
   pg_trgm GIN indexes on PostgreSQL, when the extension can be created.
 
 Revision ID: 0002

@@ -6,7 +6,7 @@ each word in half of a million messages) made every query read and recheck a thi
 (1.4 s). This index is over `translate(lower(content), ' ʒ', 'ʒ ')`: the space becomes a letter
 (and that letter a space, so the swap loses nothing), a whole line of text is one "word" to
 pg_trgm, and `d ʒ s`-like trigrams narrow a phrase down to the messages that have its words side by
-side. Search queries this expression with `LIKE` (see `synapse_agents.store.search`). SQLite's FTS5
+side. Search queries this expression with `LIKE` (see `synapse_agents.conversations.search`). SQLite's FTS5
 trigram tables (0002) already index spaces, so nothing changes there.
 
 Revision ID: 0003

@@ -1,7 +1,7 @@
 """A conversation remembers the deps values its agent's deps schema asked for.
 
 - `conversations.deps_values` (JSON, null): the values the playground's deps form sent last
-  (`store/deps_values.py`).
+  (`conversations/deps_values.py`).
 
 Revision ID: 0010
 Revises: 0009

@@ -1,7 +1,7 @@
 """Tool calls that wait for a person: the decisions that resume a task, and an index that finds a
 conversation's waiting calls without reading all its calls.
 
-See `synapse_agents.tasks.decisions` and `synapse_agents.store.decisions`.
+See `synapse_agents.tasks.decisions` and `synapse_agents.conversations.decisions`.
 
 Revision ID: 0011
 Revises: 0010

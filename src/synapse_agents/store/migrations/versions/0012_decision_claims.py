@@ -1,7 +1,7 @@
 """Decisions held by a server: a decided tool call names the instance whose turn carries it, so a
 sweep gives the decisions of a server that died back (the calls wait again).
 
-See `synapse_agents.store.decisions`.
+See `synapse_agents.conversations.decisions`.
 
 Revision ID: 0012
 Revises: 0011

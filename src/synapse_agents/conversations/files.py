@@ -1,10 +1,14 @@
-"""Removing attachment files: the one place Synapse deletes anything from the disk.
+"""A conversation's attachment files: finding a stored one, and removing them (the one place
+Synapse deletes anything from the disk).
 
 `remove_inside(root, path)` removes a file or a folder only when it lies strictly inside `root`
 (the attachments folder), resolved: never `root` itself, never a path that climbs out of it with
 `..`, never a symlink (a link is left where it is, and what it points at is never touched). A
 refused path is logged and removes nothing, so a bad name can cost a leftover folder, never a
 user's file.
+
+`resolve_path(root, reference, conversation_id, message_id)` reads a stored attachment reference
+back only inside its own message's folder.
 
 `owned_entries(root)` lists what `synapse clear` may sweep: folders directly in `root` whose
 name is a Synapse id. With `SYNAPSE_HOME=.` the attachments folder can be a project's own
@@ -18,8 +22,9 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
-from .ids import is_valid_id
+from ..store.ids import is_valid_id
 
 logger = logging.getLogger('synapse.store')
 
@@ -99,3 +104,26 @@ def _tally(folder: Path) -> tuple[int, int]:
                 files += 1
                 size += info.st_size
     return files, size
+
+
+def resolve_path(
+    attachments_dir: Path, reference: dict[str, Any], conversation_id: str, message_id: str
+) -> Path | None:
+    """The file a message's reference points at: a regular file inside that message's folder, or None.
+
+    The stored path is not trusted: whatever it says (`..`, an absolute path, another message's
+    file, a symlink out of the folder, a NUL byte, a name too long), the resolved file must sit
+    directly in `<attachments>/<conversation_id>/<message_id>/`.
+    """
+    relative = reference.get('path')
+    if not isinstance(relative, str) or not relative:
+        return None
+    try:
+        root = attachments_dir.resolve()
+        folder = (root / conversation_id / message_id).resolve()
+        candidate = (root / relative).resolve()
+        if root not in folder.parents or candidate.parent != folder or not candidate.is_file():
+            return None
+    except (OSError, ValueError):  # a NUL byte, a name too long for the filesystem, a symlink loop
+        return None
+    return candidate

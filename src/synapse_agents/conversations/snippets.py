@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, literal, select
 
-from .schema import Conversation, Message
 from .search import _sqlite_contains
+from .tables import Conversation, Message
 
 if TYPE_CHECKING:
-    from .repository import Store
+    from ..store.repository import Store
     from .rows import ConversationSummary
 
 SNIPPET_LENGTH = 160

@@ -27,9 +27,10 @@ from typing import Any
 
 from sqlalchemy import Connection, select, update
 
-from .instances import current
-from .repository import Store
-from .schema import Message, ToolInvocation, utcnow
+from ..store.instances import current
+from ..store.repository import Store
+from ..store.schema import utcnow
+from .tables import Message, ToolInvocation
 
 AWAITING = 'awaiting'
 _CLAIMING = 'deciding'

@@ -18,7 +18,7 @@ SQLAlchemy models):
   Without the extension the same queries answer by scanning.
 
 A list page needs the conversations in `updated_at` order, and every page must be exact whatever
-the other filters, so a search is answered in one of two ways (see `store/history.py`):
+the other filters, so a search is answered in one of two ways (see `conversations/history.py`):
 
 - `probe`: the matches found through the index, at most `SEARCH_CAP` of them. When there are
   fewer, that is every matching conversation, and the other filters and the page apply to them.
@@ -51,55 +51,22 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from .schema import Conversation, Message
-
-FTS_TABLES = ('conversations_fts', 'messages_fts')
-"""The SQLite FTS5 tables; each also owns shadow tables named `<table>_<suffix>`."""
-
-TRIGRAM_INDEXES = (
-    'ix_conversations_title_trgm',
-    'ix_messages_content_trgm',
-    'ix_messages_content_words_trgm',
-)
-"""The PostgreSQL pg_trgm indexes (the content one was replaced by the word-boundary one in 0003)."""
-
-WORD_JOIN = 'ʒ'
-"""The letter that stands for a space in PostgreSQL's word-boundary trigram index (and back)."""
+from ..store.search_index import WORD_JOIN
+from .tables import Conversation, Message
 
 SEARCH_CAP = 2000
 """Most matching messages (and, separately, titles) the first index probe reads. A term with more
-is tried as a common one: its page is found by walking the list (see `store/history.py`). A term
+is tried as a common one: its page is found by walking the list (see `conversations/history.py`). A term
 that is likely in more messages than this skips the probe (`likely_common`)."""
 
 WIDE_CAP = 20_000
 """The second probe's cap, for a term over `SEARCH_CAP` that the walk found sparse: up to this many
 matches, reading them all through the index beats walking the list."""
 
-_FTS_SHADOW_SUFFIXES = ('data', 'idx', 'docsize', 'config', 'content')
-
-
-def include_name(name: str | None, type_: str, parent_names: Any = None) -> bool:
-    """Alembic name filter: leave the search structures (owned by migrations) out of comparisons."""
-    if name is None:
-        return True
-    if type_ == 'table':
-        shadows = {f'{table}_{suffix}' for table in FTS_TABLES for suffix in _FTS_SHADOW_SUFFIXES}
-        return name not in FTS_TABLES and name not in shadows
-    if type_ == 'index':
-        return name not in TRIGRAM_INDEXES
-    return True
-
 
 def escape_like(term: str) -> str:
     """`term` with LIKE wildcards escaped (the escape character is a backslash)."""
     return term.replace('\\', '\\\\').replace('%', '\\%').replace('_', '\\_')
-
-
-def icontains(text_value: str | None, lowered_term: str | None) -> bool | None:
-    """`synapse_icontains(text, lowered_term)` on SQLite: whether the term is in the text, ignoring case."""
-    if text_value is None or lowered_term is None:
-        return None
-    return lowered_term in text_value.lower()
 
 
 def _fts_phrase(term: str) -> str:

@@ -1,7 +1,7 @@
 """The writes of a chat turn, as functions of a `Connection` for the `WriteQueue`.
 
 The conversation's counters (message and tool counts, tokens, cost) are set from its rows and its
-ledger at the end of each turn (`store/totals.py`), never added up turn by turn, so they agree with
+ledger at the end of each turn (`conversations/totals.py`), never added up turn by turn, so they agree with
 the ledger whatever write was lost; a turn's start only adds its two messages to `message_count`,
 so the history list shows a turn in flight.
 
@@ -37,14 +37,14 @@ from sqlalchemy import (
     update,
 )
 
-from ..accounting.tables import SpendingReservation
+from ..store.ids import new_id
+from ..store.instances import LEASE_S, Instance, current, heartbeat, live_instances
+from ..store.prepared import execute
+from ..store.schema import Base, utcnow
+from ..store.write_queue import Statement
 from .decisions import release_claims
-from .ids import new_id
-from .instances import LEASE_S, Instance, current, heartbeat, live_instances
-from .prepared import execute
-from .schema import Base, Conversation, LlmCall, Message, ToolInvocation, utcnow
+from .tables import Conversation, Message, ToolInvocation
 from .totals import end_totals, reconcile_in_flight, reconcile_totals
-from .write_queue import Statement
 
 TITLE_LENGTH = 100
 
@@ -133,16 +133,12 @@ class ErrorRecord:
 _conversations = Base.metadata.tables[Conversation.__tablename__]
 _messages = Base.metadata.tables[Message.__tablename__]
 _tools = Base.metadata.tables[ToolInvocation.__tablename__]
-_llm_calls = Base.metadata.tables[LlmCall.__tablename__]
-_reservations = Base.metadata.tables[SpendingReservation.__tablename__]
 
 # Statements are built once with bound parameters, so each write only binds values: building a
 # statement per write (with its values inline) costs several times more than executing it.
 _INSERT_CONVERSATION = insert(_conversations)
 _INSERT_MESSAGE = insert(_messages)
 _INSERT_TOOL = insert(_tools)
-_INSERT_LLM_CALL = insert(_llm_calls)
-_DELETE_RESERVATION = delete(_reservations).where(_reservations.c.id == bindparam('b_id'))
 _FINISH_TOOL = (
     update(_tools)
     .where(_tools.c.id == bindparam('b_id'))
@@ -297,26 +293,6 @@ def tool_finished(
             'b_provider_status': provider_status,
         },
     )
-
-
-def record_llm_call(
-    row: dict[str, Any], reservation_id: str | None = None
-) -> Statement | Callable[[Connection], None]:
-    """Add a ledger row for one model response, and delete the spending reservation it settles in
-    the same transaction (so the call is never counted twice, or not at all)."""
-    if reservation_id is None:
-        return Statement(_INSERT_LLM_CALL, row)
-
-    def op(connection: Connection) -> None:
-        execute(connection, _INSERT_LLM_CALL, row)
-        execute(connection, _DELETE_RESERVATION, {'b_id': reservation_id})
-
-    return op
-
-
-def release_reservation(reservation_id: str) -> Statement:
-    """Delete a spending reservation whose call failed or was cancelled."""
-    return Statement(_DELETE_RESERVATION, {'b_id': reservation_id})
 
 
 def end_turn(end: TurnEnd, *, started: Future[Any] | None = None) -> Callable[[Connection], bool]:

@@ -37,30 +37,12 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import DataError, IntegrityError
 
 from ..settings import load_settings
-from .repository import Store
-from .schema import Base, LogConversation, LogEntry, utcnow
-from .setup import open_store
-from .tables import TableRegistry, registry
+from ..store.repository import Store
+from ..store.schema import Base, utcnow
+from ..store.setup import open_store
+from .tables import LogConversation, LogEntry, register_log_tables
 
 __all__ = ['SqlConversationStore', 'register_log_tables']
-
-OWNER = 'log_conversation'
-ENTRY_OWNER = 'log_entry'
-
-
-def register_log_tables(tables: TableRegistry = registry) -> None:
-    """Declare `log_conversations` and `log_entries` in `tables` (the process's registry by default).
-
-    Each is the root of its own aggregate, never a member of Synapse's `conversation`, so deleting,
-    pruning or clearing Synapse's conversations leaves them alone; `Store.counts()` counts them. An
-    entry names no conversation (a fork shares its source's), so it is an aggregate of one row,
-    released only by `SqlConversationStore.delete_record`.
-    """
-    tables.register(LogConversation, owner=OWNER, key='conversation_id', root=True)
-    tables.register(LogEntry, owner=ENTRY_OWNER, key='id', root=True)
-
-
-register_log_tables()
 
 
 _records = Base.metadata.tables[LogConversation.__tablename__]

@@ -40,10 +40,10 @@ from .rows import (
     json_object,
     summary_of,
 )
-from .schema import Conversation, Message, ToolInvocation
+from .tables import Conversation, Message, ToolInvocation
 
 if TYPE_CHECKING:
-    from .repository import Store
+    from ..store.repository import Store
 
 _TOOL_COLUMNS = (ToolInvocation.message_id, *(getattr(ToolInvocation, name) for name in TOOL_FIELDS))
 _DETAIL_COLUMNS = tuple(getattr(ToolInvocation, name) for name in DETAIL_FIELDS)

@@ -20,8 +20,10 @@ from typing import Any
 
 from sqlalchemy import Boolean, Connection, bindparam, case, cast, func, or_, select, update
 
-from .prepared import execute
-from .schema import Base, Conversation, LlmCall, Message, ToolInvocation
+from ..accounting.tables import LlmCall
+from ..store.prepared import execute
+from ..store.schema import Base
+from .tables import Conversation, Message, ToolInvocation
 
 _conversations = Base.metadata.tables[Conversation.__tablename__]
 _messages = Base.metadata.tables[Message.__tablename__]

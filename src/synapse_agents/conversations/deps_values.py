@@ -2,7 +2,7 @@
 
 `conversations.deps_values` (JSON, null until values are sent) holds the values a turn of an agent
 with a deps schema ran with, so that later turns need not send them again; sending new ones
-replaces them. A fork starts with its source's values (`store/forks.py`).
+replaces them. A fork starts with its source's values (`conversations/forks.py`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, update
 
-from .prepared import execute
-from .schema import Base, Conversation
+from ..store.prepared import execute
+from ..store.schema import Base
+from .tables import Conversation
 
 _conversations = Base.metadata.tables[Conversation.__tablename__]
 _REMEMBER = (

@@ -32,15 +32,16 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from ..corrupt import CorruptRow, NotJson
-from .files import remove_inside
+from ..store.ids import is_valid_id, new_id
+from ..store.schema import Base, utcnow
+from .files import remove_inside, resolve_path
 from .history import attachment_references
-from .ids import is_valid_id, new_id
 from .rows import json_object
-from .schema import Base, Conversation, Message, ToolInvocation, utcnow
+from .tables import Conversation, Message, ToolInvocation
 from .totals import reconcile_totals
 
 if TYPE_CHECKING:
-    from .repository import Store
+    from ..store.repository import Store
 
 _messages = Base.metadata.tables[Message.__tablename__]
 _tools = Base.metadata.tables[ToolInvocation.__tablename__]
@@ -263,9 +264,6 @@ def _source_file(
     attachments_dir: Path, reference: dict[str, Any], conversation_id: str, message_id: str
 ) -> Path | None:
     """The regular file a reference names directly in its message's folder, reached through no symlink."""
-    # Imported here: the chat package imports the store.
-    from ..chat.attachments import resolve_path
-
     found = resolve_path(attachments_dir, reference, conversation_id, message_id)
     if found is None:
         return None

@@ -27,13 +27,13 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from .rows import SUMMARY_FIELDS, ConversationSummary, summary_of
-from .schema import Conversation, Message, ToolInvocation
 from .search import WIDE_CAP, SearchProbe, contains_condition, likely_common, probe
+from .tables import Conversation, Message, ToolInvocation
 
 PAGE_SIZE = 25
 
 if TYPE_CHECKING:
-    from .repository import Store
+    from ..store.repository import Store
 
 
 ScopeFilter = tuple[str, str | None]

@@ -1,7 +1,8 @@
 """The conversation aggregate: a conversation, its messages, its tool invocations and its files.
 
-Its tables are declared here (the ledger's in `ledger.py`); deleting a conversation removes every
-registered row of it, then its attachment folder. Files go only for conversations whose rows this
+Its tables are declared in `tables.py` (the ledger's in `accounting/tables.py`, the traces' in
+`traces/tables.py`: all imported here, so a delete covers them); deleting a conversation removes
+every registered row of it, then its attachment folder. Files go only for conversations whose rows this
 delete found in the database, through `files.remove_inside`: an id from a URL never names a folder
 by itself.
 """
@@ -15,29 +16,25 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
-from ..files import owned_entries, remove_inside
-from ..forks import fork_conversation
-from ..history import ConversationFilters, list_conversations
-from ..ids import is_valid_id
-from ..rows import ConversationSummary, ConversationThread, ToolCallDetail
-from ..schema import Conversation, Message, ToolInvocation
-from ..tables import DeletionReport, register_table
-from ..thread import conversation_thread, tool_invocation
+from ..accounting import tables as _accounting_tables  # noqa: F401  (the kept ledger, in every report)
+from ..store.ids import is_valid_id
+from ..store.tables import DeletionReport
+from ..traces import tables as _trace_tables  # noqa: F401  (a conversation's traces go with it)
+from .files import owned_entries, remove_inside
+from .forks import fork_conversation
+from .history import ConversationFilters, list_conversations
+from .rows import ConversationSummary, ConversationThread, ToolCallDetail
+from .tables import OWNER, Conversation, Message, ToolInvocation
+from .thread import conversation_thread, tool_invocation
 
 if TYPE_CHECKING:
-    from ..repository import Store
-
-OWNER = 'conversation'
-
-register_table(Conversation, owner=OWNER, key='id', root=True)
-register_table(Message, owner=OWNER, key='conversation_id')
-register_table(ToolInvocation, owner=OWNER, key='conversation_id')
+    from ..store.repository import Store
 
 _CHUNK = 500
 
 
 class ConversationRepository:
-    """Conversations and what belongs to one (`store.conversations`)."""
+    """Conversations and what belongs to one: `ConversationRepository(store)`."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -89,7 +86,7 @@ class ConversationRepository:
         self, source_id: str, message_id: str, *, origin: str = 'playground', title: str | None = None
     ) -> Conversation:
         """A new conversation holding copies of the source's rows before its user message
-        `message_id` (see `store/forks.py`). Raises a `forks.ForkRefused`."""
+        `message_id` (see `conversations/forks.py`). Raises a `forks.ForkRefused`."""
         return fork_conversation(self.store, source_id, message_id, origin=origin, title=title)
 
     def messages(self, conversation_id: str) -> Sequence[Message]:

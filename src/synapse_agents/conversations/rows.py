@@ -208,7 +208,7 @@ class ConversationThread:
     forked_from: ForkSource | None = None
     forks: tuple[ForkSummary, ...] = ()
     deps_values: dict[str, Any] | None = None
-    """The values its agent's deps schema was last sent (`store/deps_values.py`)."""
+    """The values its agent's deps schema was last sent (`conversations/deps_values.py`)."""
     corrupt: str | None = None
     """Set when a stored value of the conversation row cannot be read (`corrupt.note`)."""
 

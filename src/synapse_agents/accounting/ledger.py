@@ -3,8 +3,8 @@
 The ledger is the books: it outlives conversations. Deleting a conversation, pruning, clearing and
 the sweep of orphans remove its history, never its ledger rows, whose `conversation_id` then names a
 conversation that is gone; spend reports and spending limits read only the ledger, so what was
-spent stays spent. The rows are written by the write queue (`store/turn_writes.py`); this module
-declares the table and reads it.
+spent stays spent. The rows are written by the write queue (`conversations/turn_writes.py`); the
+table is declared in `tables.py`; this module reads it.
 """
 
 from __future__ import annotations
@@ -14,18 +14,14 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
-from ..schema import LlmCall
-from ..tables import register_table
-from .conversations import OWNER
+from .tables import LlmCall
 
 if TYPE_CHECKING:
-    from ..repository import Store
-
-register_table(LlmCall, owner=OWNER, key='conversation_id', kept=True)
+    from ..store.repository import Store
 
 
 class LedgerRepository:
-    """Reads of the ledger (`store.ledger`)."""
+    """Reads of the ledger: `LedgerRepository(store)`."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

@@ -1,1 +1,0 @@
-"""One repository per aggregate: the reads and writes of its tables, and its table declarations."""
