@@ -67,9 +67,26 @@ def selected_dialects(config: pytest.Config) -> list[str]:
     return ['sqlite', 'postgresql'] if choice == 'all' else [choice]
 
 
+def dialects_for(metafunc: pytest.Metafunc) -> list[str]:
+    """The databases one test runs on: every selected one, or the first for `any_database` tests.
+
+    `@pytest.mark.any_database(reason=...)` (on a test or a module) says the test proves nothing
+    about SQL (what it checks is decided before any query, or by code no database changes), so a
+    second database would run the same code again: it runs once, on SQLite under `--db all`. The
+    reason is required: it is the module's claim that no dialect changes its outcome.
+    """
+    dialects = selected_dialects(metafunc.config)
+    marker = metafunc.definition.get_closest_marker('any_database')
+    if marker is None:
+        return dialects
+    if not marker.kwargs.get('reason'):
+        raise pytest.UsageError(f'{metafunc.definition.nodeid}: any_database needs reason=...')
+    return dialects[:1]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if 'dialect' in metafunc.fixturenames:
-        dialects = selected_dialects(metafunc.config)
+        dialects = dialects_for(metafunc)
         marks = {'postgresql': [pytest.mark.postgresql], 'sqlite': []}
         metafunc.parametrize(
             'dialect', [pytest.param(d, id=d, marks=marks[d]) for d in dialects], scope='session'

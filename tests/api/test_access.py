@@ -23,6 +23,10 @@ from synapse_agents.web.hardening import CONTENT_SECURITY_POLICY, SECURITY_HEADE
 from synapse_agents.web.origin import parse_host
 from synapse_agents.web.throttle import FailureThrottle, throttle_key
 
+pytestmark = pytest.mark.any_database(
+    reason='access control decides on the request (host, peer, origin, token) before any query'
+)
+
 TOKEN = 'test-token-0123456789'
 
 

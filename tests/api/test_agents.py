@@ -6,10 +6,15 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from fixtures.projects import FixtureProject
 from synapse_agents.discovery.agent_info import AgentCard, AgentInfo
+
+pytestmark = pytest.mark.any_database(
+    reason='the agents and their descriptions come from discovery, not from the store'
+)
 
 SUPPORT = 'synapse_agents.demo.agents.support-agent'
 

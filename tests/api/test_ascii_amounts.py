@@ -14,6 +14,10 @@ from synapse_agents.accounting.tables import SpendingLimit
 from synapse_agents.registry.tables import ModelPrice
 from synapse_agents.store import Store
 
+pytestmark = pytest.mark.any_database(
+    reason='an amount is refused by request validation before anything is stored'
+)
+
 NOT_ASCII = ['\uff11\uff10', '\u0663', '1\uff10.5', '0.\uff15', '\u0967']
 """Fullwidth, Arabic-Indic and Devanagari digits, alone and mixed with ASCII ones."""
 

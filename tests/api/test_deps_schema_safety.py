@@ -26,6 +26,10 @@ from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext
 from synapse_agents.web.server import DEMO_TARGET
 
+pytestmark = pytest.mark.any_database(
+    reason="the refusals are JSON Schema checks, the database only keeps the schema's text"
+)
+
 SECRET = 'SYNAPSE-SECRET-7f3a9c'
 
 

@@ -18,6 +18,10 @@ from synapse_agents.web.hardening import SECURITY_HEADERS
 from synapse_agents.web.sessions import SessionStore
 from synapse_agents.web.throttle import FailureThrottle
 
+pytestmark = pytest.mark.any_database(
+    reason="login sessions live in the server process's memory, not in the store"
+)
+
 TOKEN = 'test-token-0123456789'
 BASE = 'http://synapse.internal:8765'
 COOKIE = 'synapse_session_8765'

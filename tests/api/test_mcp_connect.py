@@ -16,6 +16,10 @@ from fixtures.projects import FixtureProject
 from synapse_agents.plugins import builtin
 from synapse_agents.web.routes import mcp as route
 
+pytestmark = pytest.mark.any_database(
+    reason='connecting an MCP server starts a process and reads nothing stored'
+)
+
 NOTES = 'agents.notes.notes'
 OTHERS = 'agents.others.others'
 

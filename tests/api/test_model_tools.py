@@ -28,6 +28,10 @@ from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext
 from synapse_agents.web.routes import model_tools as route
 
+pytestmark = pytest.mark.any_database(
+    reason="the tools come from the agent's own toolsets, not from the store"
+)
+
 TOOLBOX = 'agents.toolbox.agent'
 
 TOOLBOX_SOURCE = '''

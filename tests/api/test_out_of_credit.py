@@ -14,6 +14,10 @@ from synapse_agents.errors import SpendingLimitExceeded
 from synapse_agents.provider_errors import provider_facts
 from synapse_agents.web import SynapseContext
 
+pytestmark = pytest.mark.any_database(
+    reason="a provider error's kind is the classifier's; storing its card is tested elsewhere"
+)
+
 
 @pytest.fixture
 def chat(client: TestClient, context: SynapseContext) -> TestClient:

@@ -29,6 +29,10 @@ from synapse_agents.store.setup import open_store
 from synapse_agents.web import SynapseContext, create_app
 from synapse_agents.web.server import DEMO_TARGET
 
+pytestmark = pytest.mark.any_database(
+    reason='a crafted id is refused before it reaches the disk or the database'
+)
+
 CRAFTED_IDS = [
     '%2e%2e',
     '%2e',

@@ -17,6 +17,10 @@ from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext
 
+pytestmark = pytest.mark.any_database(
+    reason='the secret key is a file in the home, made before any row is written'
+)
+
 API_KEY = 'sk-proj-Zq8vW3xLmN5pR7tY9uB2cD4fG6hJ'
 
 

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanContext
@@ -16,6 +17,10 @@ from opentelemetry.trace import SpanContext
 from fixtures.projects import FixtureProject
 from synapse_agents.redaction import HIDDEN, redact, redact_args, redact_url
 from synapse_agents.traces.rows import PARAMETERS, redact_parameters, without_secrets
+
+pytestmark = pytest.mark.any_database(
+    reason='credentials are redacted before anything is answered, logged or exported'
+)
 
 SECRETS = ('sk-url-1', 'sk-token-2', 'sk-header-3', 'sk-arg-4', 'sk-var-5', 'sk-env-6', 'pw-7')
 

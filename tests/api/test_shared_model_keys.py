@@ -15,6 +15,10 @@ from fixtures.projects import FixtureProject, isolated_imports
 from synapse_agents.discovery import Catalog
 from synapse_agents.discovery.keys import PLACEHOLDER_PREFIX
 
+pytestmark = pytest.mark.any_database(
+    reason="a missing key is found by discovery's checks of the model objects"
+)
+
 SHARED = {
     'agents/__init__.py': '',
     'agents/models.py': """

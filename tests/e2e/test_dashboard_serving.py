@@ -16,6 +16,10 @@ from chat_helpers import LOCAL_PEER
 from synapse_agents.web.errors import install_error_handlers
 from synapse_agents.web.spa import IMMUTABLE, mount_spa
 
+pytestmark = pytest.mark.any_database(
+    reason="serving the dashboard's files and fallbacks reads nothing stored"
+)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

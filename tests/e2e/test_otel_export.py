@@ -42,6 +42,10 @@ from synapse_agents.traces import provider
 from synapse_agents.traces.rows import unpack
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool
 
+pytestmark = pytest.mark.any_database(
+    reason="the exported spans come from the tracer; the stored tree's SQL is tested elsewhere"
+)
+
 # -- the receiver -------------------------------------------------------------------------
 
 

@@ -8,10 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from fixtures.projects import FixtureProject
 from synapse_agents.discovery.labels import labels
+
+pytestmark = pytest.mark.any_database(reason='labels are worked out from module paths by discovery')
 
 
 @dataclass

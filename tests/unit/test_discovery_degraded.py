@@ -29,6 +29,8 @@ from synapse_agents.discovery import Catalog, CatalogSnapshot, _tool_schemas, de
 from synapse_agents.discovery import _pydantic_ai_internals as internals
 from synapse_agents.discovery._pydantic_ai_internals import PrivateName
 
+pytestmark = pytest.mark.any_database(reason='discovery finds agents in modules; nothing it checks is stored')
+
 PROJECT = {
     'agents/shop.py': """
         from dataclasses import dataclass

@@ -10,6 +10,8 @@ from test_tasks_cli_narrow import WIDTH, assert_fits, column_text
 from spend_helpers import at, ledger_row, seed
 from synapse_agents.store import Store
 
+pytestmark = pytest.mark.any_database(reason="what is checked is a table's layout in an 80-column terminal")
+
 HEADERS = ('Id', 'Scope', 'Amount', 'Headroom')
 
 

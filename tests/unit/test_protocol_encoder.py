@@ -17,6 +17,10 @@ from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.model_choice import PROVIDER_ENV, PROVIDER_MODELS, provider_of, selectable_models
 from synapse_agents.web.vercel import encode_turn
 
+pytestmark = pytest.mark.any_database(
+    reason="the stream's wire format is the encoder's; the store is not read back"
+)
+
 
 @pytest.fixture
 def engine(store: Store) -> Iterator[ChatEngine]:

@@ -9,6 +9,8 @@ import pytest
 from test_registry_commands import invoke, on_store  # noqa: F401 (the fixture)
 from test_tasks_cli_narrow import WIDTH, assert_fits
 
+pytestmark = pytest.mark.any_database(reason="what is checked is a table's layout in an 80-column terminal")
+
 ENTRIES = {
     'models': {
         'provider_key': 'openai',

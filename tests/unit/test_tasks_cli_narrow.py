@@ -17,6 +17,8 @@ from synapse_agents.store import Store
 from synapse_agents.tasks import queue, standing_store
 from synapse_agents.tasks.standing_store import StandingInput
 
+pytestmark = pytest.mark.any_database(reason="what is checked is a table's layout in an 80-column terminal")
+
 runner = CliRunner()
 WIDTH = 80
 NARROWEST = 4

@@ -10,6 +10,8 @@ from test_tasks_cli_narrow import WIDTH, assert_fits, column_text
 
 from synapse_agents.store import Store
 
+pytestmark = pytest.mark.any_database(reason="what is checked is a table's layout in an 80-column terminal")
+
 
 @pytest.fixture
 def recorded(store: Store, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:

@@ -31,7 +31,10 @@ from synapse_agents.store import Store
 from synapse_agents.tasks import queue, runner, standing_store
 from synapse_agents.tasks.standing_store import StandingInput
 
-pytestmark = pytest.mark.anyio
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.any_database(reason="what is checked is the project's own agent objects, in memory"),
+]
 
 AGENTS = """
 from pydantic_ai import Agent
