@@ -23,33 +23,13 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from browser_helpers import composer, last_answer, send, shoot
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / 'test-artifacts' / 'screenshots'
 DEMO = 'synapse_agents.demo.agents'
 SUPPORT = f'{DEMO}.support-agent'
 FLAKY = f'{DEMO}.flaky-agent'
-
-
-def shoot(page: Page, name: str) -> None:
-    """Save the page as it is now, in the dark and the light theme, then put the theme back."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    was_dark = page.evaluate("() => document.documentElement.classList.contains('dark')")
-    for theme in ('dark', 'light', None):
-        dark = was_dark if theme is None else theme == 'dark'
-        page.evaluate(
-            """(dark) => {
-                const root = document.documentElement
-                root.classList.add('theme-switching')
-                root.classList.toggle('dark', dark)
-                root.style.colorScheme = dark ? 'dark' : 'light'
-            }""",
-            dark,
-        )
-        if theme is not None:
-            page.wait_for_timeout(100)
-            page.screenshot(path=str(SCREENSHOTS / f'{name}-{theme}.png'))
-    page.evaluate("() => document.documentElement.classList.remove('theme-switching')")
 
 
 def png(width: int = 24, height: int = 24, rgb: tuple[int, int, int] = (139, 124, 246)) -> bytes:
@@ -66,19 +46,6 @@ def png(width: int = 24, height: int = 24, rgb: tuple[int, int, int] = (139, 124
         + chunk(b'IDAT', zlib.compress(rows))
         + chunk(b'IEND', b'')
     )
-
-
-def composer(page: Page) -> Any:
-    return page.get_by_role('textbox', name='Message')
-
-
-def send(page: Page, text: str) -> None:
-    composer(page).fill(text)
-    composer(page).press('Enter')
-
-
-def last_answer(page: Page) -> Any:
-    return page.get_by_test_id('assistant-message').last
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
-from test_forks_browser import composer, finished, last_answer, shoot
+
+from browser_helpers import composer, finished, last_answer, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -14,7 +14,8 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
-from test_forks_browser import composer, finished, last_answer, shoot
+
+from browser_helpers import finished, last_answer, send, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,11 +25,6 @@ AGENT = 'synapse_agents.demo.agents.support-agent'
 @pytest.fixture
 def server(live_server: Any) -> Any:
     return live_server(['--demo'])
-
-
-def send(page: Page, text: str) -> None:
-    composer(page).fill(text)
-    composer(page).press('Enter')
 
 
 def test_the_answer_after_a_rate_limit_card_stays_without_a_reload(browser_page: Page, server: Any) -> None:

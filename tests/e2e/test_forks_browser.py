@@ -11,16 +11,15 @@ test-artifacts/screenshots/ (not committed).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from browser_helpers import composer, finished, last_answer, send, shoot, thread
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / 'test-artifacts' / 'screenshots'
 AGENT = 'synapse_agents.demo.agents.fallback-agent'
 FIRST = 'Hello there'
 SECOND = 'What can you tell me about shipping?'
@@ -39,53 +38,6 @@ def server(live_server: Any) -> Any:
 def page(browser_page: Page, server: Any) -> Page:
     browser_page.goto(f'{server.url}/agents/{AGENT}')
     return browser_page
-
-
-def set_theme(page: Page, dark: bool) -> None:
-    page.evaluate(
-        """(dark) => {
-            const root = document.documentElement
-            root.classList.add('theme-switching')
-            root.classList.toggle('dark', dark)
-            root.style.colorScheme = dark ? 'dark' : 'light'
-        }""",
-        dark,
-    )
-
-
-def shoot(page: Page, name: str) -> None:
-    """Save the page in the dark and the light theme (as test_dashboard.py does), then restore it."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    was_dark = page.evaluate("() => document.documentElement.classList.contains('dark')")
-    for theme in ('dark', 'light'):
-        set_theme(page, theme == 'dark')
-        page.wait_for_timeout(100)
-        page.screenshot(path=str(SCREENSHOTS / f'{name}-{theme}.png'))
-    set_theme(page, was_dark)
-    page.evaluate("() => document.documentElement.classList.remove('theme-switching')")
-
-
-def composer(page: Page) -> Any:
-    return page.get_by_role('textbox', name='Message')
-
-
-def send(page: Page, text: str) -> None:
-    composer(page).fill(text)
-    composer(page).press('Enter')
-
-
-def last_answer(page: Page) -> Any:
-    return page.get_by_test_id('assistant-message').last
-
-
-def finished(page: Page) -> None:
-    expect(last_answer(page)).to_have_attribute('aria-busy', 'false')
-
-
-def thread(server: Any, conversation_id: str) -> dict[str, Any]:
-    response = httpx.get(f'{server.url}/api/conversations/{conversation_id}')
-    assert response.status_code == 200, response.text
-    return dict(response.json())
 
 
 def test_edit_and_rerun_forks_then_compares(page: Page, server: Any) -> None:

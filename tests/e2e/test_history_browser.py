@@ -23,13 +23,12 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Locator, Page, expect
-from test_forks_browser import shoot
+
+from browser_helpers import DESKTOP, PHONE, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 AGENT = 'synapse_agents.demo.agents.support-agent'
-DESKTOP = {'width': 1280, 'height': 800}
-PHONE = {'width': 390, 'height': 844}
 
 OLDEST = 'Hello, what can you help me with?'
 MIDDLE = 'Which payment methods do you take?'

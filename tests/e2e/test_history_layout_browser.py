@@ -19,15 +19,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from browser_helpers import DESKTOP, PHONE, SCREENSHOTS
 from synapse_agents.conversations.tables import Conversation
 from synapse_agents.store import Store, upgrade
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / 'test-artifacts' / 'screenshots'
 AGENT = 'synapse_agents.demo.agents.support-agent'
-DESKTOP = {'width': 1280, 'height': 800}
-PHONE = {'width': 390, 'height': 844}
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 MESSAGES = (

@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from browser_helpers import send
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SLUG = 'agents.long.long'
@@ -150,12 +152,6 @@ def assert_responsive(page: Page, bound_ms: float = 1000) -> float:
     frame: float = page.evaluate(FRAME_MS)
     assert frame < bound_ms, f'the page took {frame:.0f} ms to draw a frame'
     return frame
-
-
-def send(page: Page, text: str) -> None:
-    composer = page.get_by_role('textbox', name='Message')
-    composer.fill(text)
-    composer.press('Enter')
 
 
 def show_all(page: Page, expected: str) -> float:

@@ -24,18 +24,16 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from browser_helpers import DESKTOP, PHONE, SCREENSHOTS
 from synapse_agents.accounting.tables import LlmCall, SpendingOverrun
 from synapse_agents.store import Store, upgrade
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / 'test-artifacts' / 'screenshots'
 DEMO = 'synapse_agents.demo.agents'
 SUPPORT = f'{DEMO}.support-agent'
 FLAKY = f'{DEMO}.flaky-agent'
-PHONE = {'width': 390, 'height': 844}
 TABLET = {'width': 768, 'height': 1024}
-DESKTOP = {'width': 1280, 'height': 800}
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 

@@ -18,18 +18,17 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from browser_helpers import last_answer, shoot
 from synapse_agents.encryption import new_key
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / 'test-artifacts' / 'screenshots'
 API_KEY = 'sk-local-registry-7Hq2pLmN9xWz'
 """The provider's key: of it, only its last four characters may ever reach the page."""
 LAST4 = API_KEY[-4:]
@@ -45,30 +44,6 @@ def server(live_server: Any) -> Any:
 def page(browser_page: Page, server: Any) -> Page:
     browser_page.goto(server.url + '/')
     return browser_page
-
-
-def set_theme(page: Page, dark: bool) -> None:
-    page.evaluate(
-        """(dark) => {
-            const root = document.documentElement
-            root.classList.add('theme-switching')
-            root.classList.toggle('dark', dark)
-            root.style.colorScheme = dark ? 'dark' : 'light'
-        }""",
-        dark,
-    )
-
-
-def shoot(page: Page, name: str) -> None:
-    """Save the page in the dark and the light theme (as test_dashboard.py does), then restore it."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    was_dark = page.evaluate("() => document.documentElement.classList.contains('dark')")
-    for theme in ('dark', 'light'):
-        set_theme(page, theme == 'dark')
-        page.wait_for_timeout(100)
-        page.screenshot(path=str(SCREENSHOTS / f'{name}-{theme}.png'))
-    set_theme(page, was_dark)
-    page.evaluate("() => document.documentElement.classList.remove('theme-switching')")
 
 
 def form(page: Page, name: str) -> Any:
@@ -87,10 +62,6 @@ def row(page: Page, key: str) -> Any:
 def open_tab(page: Page, name: str) -> None:
     page.get_by_role('tab', name=name).click()
     expect(page).to_have_url(re.compile(rf'/registry/{name.lower()}'))
-
-
-def last_answer(page: Page) -> Any:
-    return page.get_by_test_id('assistant-message').last
 
 
 def test_provider_preset_tone_agent_then_chat(page: Page, server: Any) -> None:

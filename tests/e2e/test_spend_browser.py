@@ -25,13 +25,13 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from browser_helpers import shoot
 from synapse_agents.accounting.tables import LlmCall, SpendingOverrun
 from synapse_agents.registry.tables import ModelPrice, RegistryModel
 from synapse_agents.store import Store, upgrade
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / 'test-artifacts' / 'screenshots'
 NOW = datetime.now(UTC).replace(microsecond=0)
 EARLIER = NOW - timedelta(days=2)
 LATER = NOW - timedelta(days=1)
@@ -135,30 +135,6 @@ def page(browser_page: Page, server: Any) -> Page:
     return browser_page
 
 
-def set_theme(page: Page, dark: bool) -> None:
-    page.evaluate(
-        """(dark) => {
-            const root = document.documentElement
-            root.classList.add('theme-switching')
-            root.classList.toggle('dark', dark)
-            root.style.colorScheme = dark ? 'dark' : 'light'
-        }""",
-        dark,
-    )
-
-
-def shoot(page: Page, name: str) -> None:
-    """Save the page in the dark and the light theme (as test_dashboard.py does), then restore it."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    was_dark = page.evaluate("() => document.documentElement.classList.contains('dark')")
-    for theme in ('dark', 'light'):
-        set_theme(page, theme == 'dark')
-        page.wait_for_timeout(100)
-        page.screenshot(path=str(SCREENSHOTS / f'{name}-{theme}.png'), full_page=True)
-    set_theme(page, was_dark)
-    page.evaluate("() => document.documentElement.classList.remove('theme-switching')")
-
-
 def dollars(amount: Decimal) -> str:
     """Every digit of an amount, as the page's exact figures show it."""
     text = format(amount.normalize(), 'f')
@@ -213,7 +189,7 @@ def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None
     expect(tooltip).to_be_visible()
     expect(tooltip.get_by_test_id('spend-tooltip-total')).to_have_text(dollars(first_day))
     expect(tooltip).to_contain_text(dollars(Decimal('0.00042')))
-    shoot(page, 'spend')
+    shoot(page, 'spend', full_page=True)
 
     # Stacked by model: the legend names the models, the URL says so.
     with page.expect_response(lambda r: '/api/spend?' in r.url and 'stack=model' in r.url) as stacked:
@@ -254,7 +230,7 @@ def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None
     assert refused.value.status == 422
     expect(form.get_by_label('Time zone')).to_have_attribute('aria-invalid', 'true')
     expect(form).to_contain_text('is not an IANA time zone')
-    shoot(page, 'spend-limit-form')
+    shoot(page, 'spend-limit-form', full_page=True)
     form.get_by_label('Time zone').fill('Europe/Paris')
     with page.expect_response(
         lambda r: r.url.endswith('/api/limits') and r.request.method == 'POST'
@@ -272,7 +248,7 @@ def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None
     limit = httpx.get(f'{server.url}/api/limits').json()['limits'][0]
     assert Decimal(limit['consumed']) == support
     assert Decimal(limit['headroom']) == Decimal(1) - support
-    shoot(page, 'spend-limits')
+    shoot(page, 'spend-limits', full_page=True)
 
     # The overrun log: the seeded overrun, with what it went over by.
     page.get_by_role('tab', name='Overruns').click()
@@ -281,7 +257,7 @@ def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None
     expect(overruns.first).to_contain_text('firm:7')
     expect(overruns.first.get_by_test_id('overrun-overrun')).to_have_text('$0.25')
     expect(page.get_by_test_id('overrun-count')).to_have_text('1\u20131 of 1')
-    shoot(page, 'spend-overruns')
+    shoot(page, 'spend-overruns', full_page=True)
     # This limit's overruns only: none (the seeded one belongs to no limit).
     page.get_by_role('tab', name='Limits').click()
     page.get_by_test_id('limit-row').get_by_role('button', name='Overruns').click()
@@ -332,5 +308,5 @@ def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None
     expect(rows).to_have_count(3)
     expect(rows.nth(2)).to_contain_text('tenant firm:7')
     expect(rows.nth(2).get_by_test_id('limit-worst')).to_contain_text(worst)
-    shoot(page, 'spend-limits-worst')
+    shoot(page, 'spend-limits-worst', full_page=True)
     assert page.problems == [f'422 {server.url}/api/limits']

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
-from test_forks_browser import composer, last_answer, send, shoot
+
+from browser_helpers import composer, last_answer, send, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -14,22 +14,20 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from browser_helpers import DESKTOP, PHONE, assert_fits, shoot
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / 'test-artifacts' / 'screenshots'
 AGENT = 'synapse_agents.demo.agents.support-agent'
 INSTRUCTION = 'Where is my order A-1001?'
 """The demo support agent looks the order up with its `lookup_order` tool, then answers."""
 WORDS = 'At 09:00, Monday through Friday (Europe/Madrid)'
-DESKTOP = {'width': 1280, 'height': 800}
-PHONE = {'width': 390, 'height': 844}
 
 
 @pytest.fixture
@@ -42,69 +40,6 @@ def page(browser_page: Page, server: Any) -> Page:
     browser_page.set_viewport_size(DESKTOP)
     browser_page.goto(f'{server.url}/tasks')
     return browser_page
-
-
-def set_theme(page: Page, dark: bool) -> None:
-    page.evaluate(
-        """(dark) => {
-            const root = document.documentElement
-            root.classList.add('theme-switching')
-            root.classList.toggle('dark', dark)
-            root.style.colorScheme = dark ? 'dark' : 'light'
-        }""",
-        dark,
-    )
-
-
-def shoot(page: Page, name: str) -> None:
-    """Save the page in the dark and the light theme (as test_dashboard.py does), then restore it."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    was_dark = page.evaluate("() => document.documentElement.classList.contains('dark')")
-    for theme in ('dark', 'light'):
-        set_theme(page, theme == 'dark')
-        page.wait_for_timeout(100)
-        page.screenshot(path=str(SCREENSHOTS / f'{name}-{theme}.png'))
-    set_theme(page, was_dark)
-    page.evaluate("() => document.documentElement.classList.remove('theme-switching')")
-
-
-OVERFLOW = """(root) => {
-    // Elements reaching past the right edge of the window, except inside a box that scrolls or
-    // clips them itself (a JSON tree, a truncated line).
-    const width = window.innerWidth
-    const clipped = (el) => {
-        for (let node = el.parentElement; node && node !== root.parentElement; node = node.parentElement) {
-            if (getComputedStyle(node).overflowX !== 'visible') return node !== el
-        }
-        return false
-    }
-    const wide = [...root.querySelectorAll('*')].filter(
-        (el) => el.getBoundingClientRect().right > width + 1 && !clipped(el),
-    )
-    return {
-        scroll: [root.scrollWidth, root.clientWidth, document.documentElement.scrollWidth, width],
-        wide: wide.slice(0, 5).map((el) => el.outerHTML.slice(0, 120)),
-    }
-}"""
-
-
-def _fits(found: dict[str, Any]) -> bool:
-    root_scroll, root_client, document_scroll, width = found['scroll']
-    return bool(root_scroll <= root_client and document_scroll <= width and found['wide'] == [])
-
-
-def assert_fits(page: Page, selector: str) -> None:
-    """Nothing under `selector` makes the page scroll sideways, once the layout has settled (the
-    sidebar's collapse is animated: measured mid-way, the column is still narrow)."""
-    found = page.locator(selector).evaluate(OVERFLOW)
-    for _ in range(30):
-        if _fits(found):
-            break
-        page.wait_for_timeout(100)
-        found = page.locator(selector).evaluate(OVERFLOW)
-    root_scroll, root_client, document_scroll, width = found['scroll']
-    assert root_scroll <= root_client and document_scroll <= width, found
-    assert found['wide'] == [], found
 
 
 def card(page: Page, name: str) -> Any:

@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
-from test_forks_browser import shoot
+
+from browser_helpers import DESKTOP, PHONE, assert_fits, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -29,8 +30,6 @@ PROJECT = ROOT / 'tests' / 'fixtures' / 'traces_project'
 AGENT = 'agents.delegation.planner'
 MESSAGE = 'Plan the tides study'
 ANSWER = 'Plan ready. Research done. Checked: the facts hold.'
-DESKTOP = {'width': 1280, 'height': 800}
-PHONE = {'width': 390, 'height': 844}
 TREE = [
     # (kind, name, indent level, run depth) in the order the timeline draws them
     ('run', 'planner', 0, '0'),
@@ -50,44 +49,6 @@ TREE = [
 def server(live_server: Any, isolated_env: Path) -> Any:
     shutil.copytree(PROJECT / 'agents', isolated_env / 'agents')
     return live_server(['agents'])
-
-
-OVERFLOW = """(root) => {
-    // Elements reaching past the right edge of the window, except inside a box that scrolls or
-    // clips them itself (a JSON tree, a truncated line, a bar).
-    const width = window.innerWidth
-    const clipped = (el) => {
-        for (let node = el.parentElement; node && node !== root.parentElement; node = node.parentElement) {
-            if (getComputedStyle(node).overflowX !== 'visible') return node !== el
-        }
-        return false
-    }
-    const wide = [...root.querySelectorAll('*')].filter(
-        (el) => el.getBoundingClientRect().right > width + 1 && !clipped(el),
-    )
-    return {
-        scroll: [root.scrollWidth, root.clientWidth, document.documentElement.scrollWidth, width],
-        wide: wide.slice(0, 5).map((el) => el.outerHTML.slice(0, 120)),
-    }
-}"""
-
-
-def _fits(found: dict[str, Any]) -> bool:
-    root_scroll, root_client, document_scroll, width = found['scroll']
-    return bool(root_scroll <= root_client and document_scroll <= width and found['wide'] == [])
-
-
-def assert_fits(page: Page, selector: str) -> None:
-    """Nothing under `selector` makes the page scroll sideways, once the layout has settled."""
-    found = page.locator(selector).evaluate(OVERFLOW)
-    for _ in range(30):
-        if _fits(found):
-            break
-        page.wait_for_timeout(100)
-        found = page.locator(selector).evaluate(OVERFLOW)
-    root_scroll, root_client, document_scroll, width = found['scroll']
-    assert root_scroll <= root_client and document_scroll <= width, found
-    assert found['wide'] == [], found
 
 
 def timeline(scope: Any) -> list[tuple[str, str, int, str | None]]:
