@@ -5,14 +5,71 @@ deletes never starve the next of objects. Generating the app's OpenAPI document,
 what building that app costs (seconds on a busy machine), and every app of a module has the same
 routes: the first app generates it, the module's later apps serve a copy (the `openapi_once`
 fixture, module-scoped, in tests/conftest.py).
+
+Each module then fuzzes one operation a test with `fuzz_operation`: hypothesis over schemathesis's
+own strategies (valid and invalid data mixed), `FUZZ_EXAMPLES` examples each, the same examples every
+run unless `FUZZ_RANDOM=1` asks for new ones.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from fastapi import FastAPI
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schemathesis.generation import GenerationMode
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from chat_helpers import LOCAL_PEER
+
+DERANDOMIZE = not os.environ.get('FUZZ_RANDOM')
+"""The same examples every run, unless `FUZZ_RANDOM=1` asks for new ones."""
+
+
+def fuzz_examples(default: int) -> int:
+    """Examples per operation: `default`, or `FUZZ_EXAMPLES` (600 with `FUZZ_RANDOM=1` fuzzes longer)."""
+    return int(os.environ.get('FUZZ_EXAMPLES', str(default)))
+
+
+def from_this_machine(app: ASGIApp) -> ASGIApp:
+    """`app` as a loopback connection reaches it: schemathesis's ASGI client names no address."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope['type'] in ('http', 'websocket'):
+            scope = {**scope, 'client': LOCAL_PEER}
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+def declared_operations(api_schema: Any) -> list[tuple[str, str]]:
+    """Every `(METHOD, path)` the loaded schema declares."""
+    return [
+        (method.upper(), path) for path, item in api_schema.raw_schema['paths'].items() for method in item
+    ]
+
+
+def fuzz_operation(operation: Any, max_examples: int) -> None:
+    """Call one operation with `max_examples` generated requests and validate every answer."""
+    cases = st.one_of(
+        operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE)
+    )
+
+    @given(case=cases)
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=DERANDOMIZE,
+        database=None,
+    )
+    def fuzz(case: Any) -> None:
+        case.call_and_validate()
+
+    fuzz()
 
 
 class OpenApiOnce:

@@ -9,7 +9,6 @@ for the same scope id and period), so creates and changes may answer 404, 409 or
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -18,22 +17,17 @@ from typing import Any
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from schemathesis.config import SchemathesisConfig
-from schemathesis.generation import GenerationMode
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL
-from fuzz_helpers import OpenApiOnce
+from fuzz_helpers import OpenApiOnce, declared_operations, from_this_machine, fuzz_examples, fuzz_operation
 from spend_helpers import accounting_app, ledger_row, seed
 from synapse_agents.accounting.tables import SpendingOverrun
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.web import SynapseContext
 
-MAX_EXAMPLES = int(os.environ.get('FUZZ_EXAMPLES', '30'))
-DERANDOMIZE = not os.environ.get('FUZZ_RANDOM')
+MAX_EXAMPLES = fuzz_examples(30)
 
 OPERATIONS = [
     ('GET', '/api/spend'),
@@ -109,17 +103,6 @@ def config(ids: list[str]) -> SchemathesisConfig:
     )
 
 
-def from_this_machine(app: ASGIApp) -> ASGIApp:
-    """`app` as a loopback connection reaches it: schemathesis's ASGI client names no address."""
-
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope['type'] in ('http', 'websocket'):
-            scope = {**scope, 'client': LOCAL_PEER}
-        await app(scope, receive, send)
-
-    return wrapped
-
-
 @pytest.fixture
 def api_schema(monkeypatch: pytest.MonkeyPatch, store: Store, openapi_once: OpenApiOnce) -> Iterator[Any]:
     monkeypatch.setenv('SYNAPSE_DATABASE_URL', store.engine.url.render_as_string(hide_password=False))
@@ -133,28 +116,9 @@ def api_schema(monkeypatch: pytest.MonkeyPatch, store: Store, openapi_once: Open
 
 
 def test_every_accounting_operation_is_fuzzed(api_schema: Any) -> None:
-    declared = [
-        (method.upper(), path) for path, item in api_schema.raw_schema['paths'].items() for method in item
-    ]
-    assert sorted(declared) == sorted(OPERATIONS)
+    assert sorted(declared_operations(api_schema)) == sorted(OPERATIONS)
 
 
 @pytest.mark.parametrize(('method', 'path'), OPERATIONS, ids=[f'{m} {p}' for m, p in OPERATIONS])
 def test_operation(api_schema: Any, method: str, path: str) -> None:
-    operation = api_schema[path][method]
-    cases = st.one_of(
-        operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE)
-    )
-
-    @given(case=cases)
-    @settings(
-        max_examples=MAX_EXAMPLES,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-        derandomize=DERANDOMIZE,
-        database=None,
-    )
-    def fuzz(case: Any) -> None:
-        case.call_and_validate()
-
-    fuzz()
+    fuzz_operation(api_schema[path][method], MAX_EXAMPLES)

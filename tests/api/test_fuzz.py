@@ -19,7 +19,6 @@ which pytest 9 no longer has. About 8 s a database with the default count.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,14 +26,10 @@ from typing import Any
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from schemathesis.config import SchemathesisConfig
-from schemathesis.generation import GenerationMode
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, agent_catalog, decode
-from fuzz_helpers import OpenApiOnce
+from fuzz_helpers import OpenApiOnce, declared_operations, from_this_machine, fuzz_examples, fuzz_operation
 from synapse_agents.demo import DemoModel
 from synapse_agents.web import SynapseContext, create_app
 
@@ -50,10 +45,8 @@ FAST_SLUGS = [
     DEMO + 'structured-agent',
     DEMO + 'deps-agent',
 ]
-MAX_EXAMPLES = int(os.environ.get('FUZZ_EXAMPLES', '40'))
+MAX_EXAMPLES = fuzz_examples(40)
 """Examples per operation (`FUZZ_EXAMPLES=600 FUZZ_RANDOM=1` to fuzz longer, with new examples)."""
-DERANDOMIZE = not os.environ.get('FUZZ_RANDOM')
-"""The same examples every run, unless `FUZZ_RANDOM=1` asks for new ones."""
 
 
 @contextmanager
@@ -160,17 +153,6 @@ def api_schema(context: SynapseContext, openapi_once: OpenApiOnce) -> Iterator[A
         yield schemathesis.openapi.from_asgi('/api/openapi.json', from_this_machine(app), config=config(ids))
 
 
-def from_this_machine(app: ASGIApp) -> ASGIApp:
-    """`app` as a loopback connection reaches it: schemathesis's ASGI client names no address."""
-
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope['type'] in ('http', 'websocket'):
-            scope = {**scope, 'client': LOCAL_PEER}
-        await app(scope, receive, send)
-
-    return wrapped
-
-
 OPERATIONS = [
     ('GET', '/api/health'),
     ('GET', '/api/agents'),
@@ -199,9 +181,8 @@ def test_every_operation_is_fuzzed(api_schema: Any) -> None:
     # The registry's, the accounting's and the task area's operations are fuzzed by
     # tests/api/test_registry_fuzz.py, tests/api/test_accounting_fuzz.py and tests/api/test_tasks_fuzz.py.
     declared = [
-        (method.upper(), path)
-        for path, item in api_schema.raw_schema['paths'].items()
-        for method in item
+        (method, path)
+        for method, path in declared_operations(api_schema)
         if not path.startswith(
             (
                 '/api/registry/',
@@ -219,20 +200,4 @@ def test_every_operation_is_fuzzed(api_schema: Any) -> None:
 
 @pytest.mark.parametrize(('method', 'path'), OPERATIONS, ids=[f'{m} {p}' for m, p in OPERATIONS])
 def test_operation(api_schema: Any, method: str, path: str) -> None:
-    operation = api_schema[path][method]
-    cases = st.one_of(
-        operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE)
-    )
-
-    @given(case=cases)
-    @settings(
-        max_examples=MAX_EXAMPLES,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-        derandomize=DERANDOMIZE,
-        database=None,
-    )
-    def fuzz(case: Any) -> None:
-        case.call_and_validate()
-
-    fuzz()
+    fuzz_operation(api_schema[path][method], MAX_EXAMPLES)

@@ -9,27 +9,21 @@ provider needs), so creates and changes may answer 404, 409 or 422 to positive d
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from pydantic import SecretStr
 from schemathesis.config import SchemathesisConfig
-from schemathesis.generation import GenerationMode
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL
-from fuzz_helpers import OpenApiOnce
+from fuzz_helpers import OpenApiOnce, declared_operations, from_this_machine, fuzz_examples, fuzz_operation
 from synapse_agents.encryption import new_key
 from synapse_agents.web import SynapseContext, create_app
 
-MAX_EXAMPLES = int(os.environ.get('FUZZ_EXAMPLES', '30'))
-DERANDOMIZE = not os.environ.get('FUZZ_RANDOM')
+MAX_EXAMPLES = fuzz_examples(30)
 
 KEYS = ['p1', 'fast', 'warm', 'helper', 'draft', 'nope']
 MODEL_KEYS = ['openai:gpt-5-mini', 'p1:local-model', 'openai:none']
@@ -133,17 +127,6 @@ def config() -> SchemathesisConfig:
     )
 
 
-def from_this_machine(app: ASGIApp) -> ASGIApp:
-    """`app` as a loopback connection reaches it: schemathesis's ASGI client names no address."""
-
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope['type'] in ('http', 'websocket'):
-            scope = {**scope, 'client': LOCAL_PEER}
-        await app(scope, receive, send)
-
-    return wrapped
-
-
 @pytest.fixture
 def api_schema(context: SynapseContext, openapi_once: OpenApiOnce) -> Iterator[Any]:
     context.settings.allowed_hosts = ['testserver']
@@ -156,30 +139,13 @@ def api_schema(context: SynapseContext, openapi_once: OpenApiOnce) -> Iterator[A
 
 def test_every_registry_operation_is_fuzzed(api_schema: Any) -> None:
     declared = [
-        (method.upper(), path)
-        for path, item in api_schema.raw_schema['paths'].items()
+        (method, path)
+        for method, path in declared_operations(api_schema)
         if path.startswith('/api/registry/')
-        for method in item
     ]
     assert sorted(declared) == sorted(OPERATIONS)
 
 
 @pytest.mark.parametrize(('method', 'path'), OPERATIONS, ids=[f'{m} {p}' for m, p in OPERATIONS])
 def test_operation(api_schema: Any, method: str, path: str) -> None:
-    operation = api_schema[path][method]
-    cases = st.one_of(
-        operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE)
-    )
-
-    @given(case=cases)
-    @settings(
-        max_examples=MAX_EXAMPLES,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-        derandomize=DERANDOMIZE,
-        database=None,
-    )
-    def fuzz(case: Any) -> None:
-        case.call_and_validate()
-
-    fuzz()
+    fuzz_operation(api_schema[path][method], MAX_EXAMPLES)
