@@ -13,7 +13,7 @@ PYTEST_WORKERS ?= 2
 PYTEST_PARALLEL = -n $(PYTEST_WORKERS) $(if $(filter-out 0,$(PYTEST_WORKERS)),--dist loadscope,)
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo serve test test-sqlite test-frontend lint format typecheck wheel clean frontend browser bench api-types
+.PHONY: help install demo serve test test-python test-sqlite test-frontend lint format typecheck wheel clean frontend browser bench api-types
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -66,7 +66,10 @@ serve: install ## Install everything, then serve the agents of this folder (PORT
 # Each stage prints its wall time (.ci/timed).
 test: install browser ## Install everything, then run every test: vitest, then pytest in parallel workers (browser tests included) on SQLite and PostgreSQL
 	@.ci/timed vitest $(MAKE) --no-print-directory test-frontend
-	@SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) .ci/timed pytest $(BIN)/python -m pytest --db all $(PYTEST_PARALLEL) $(PYTEST_ARGS)
+	@.ci/timed pytest $(MAKE) --no-print-directory test-python
+
+test-python: install browser ## Run pytest only, in parallel workers, on SQLite and PostgreSQL (what `make test` runs after vitest)
+	SYNAPSE_TEST_POSTGRES_URL=$(POSTGRES_URL) $(BIN)/python -m pytest --db all $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 test-frontend: $(NODE_MODULES) ## Run the dashboard's unit tests (vitest, once)
 	cd frontend && npm test

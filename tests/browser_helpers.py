@@ -1,8 +1,8 @@
 """Shared by the browser tests (tests/e2e/*browser*.py): screenshots in both themes, the chat
 composer, and the check that nothing on a page scrolls sideways.
 
-The browser itself (`chromium`, `browser_page`, `module_page`) and the servers it visits
-(`live_server`, `module_server`) are fixtures in tests/conftest.py.
+The browser itself (`chromium`, `browser_page`) and the servers it visits (`live_server`) are
+fixtures in tests/conftest.py.
 """
 
 from __future__ import annotations

@@ -94,13 +94,25 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked `postgresql` run only when PostgreSQL is selected (deselected, not skipped)."""
-    if 'postgresql' in selected_dialects(config):
-        return
-    keep = [item for item in items if item.get_closest_marker('postgresql') is None]
-    if len(keep) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
-        items[:] = keep
+    """Tests marked `postgresql` run only when PostgreSQL is selected (deselected, not skipped);
+    the modules holding a `slow` test run first."""
+    if 'postgresql' not in selected_dialects(config):
+        keep = [item for item in items if item.get_closest_marker('postgresql') is None]
+        if len(keep) != len(items):
+            config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+            items[:] = keep
+    items[:] = slow_modules_first(items)
+
+
+def slow_modules_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The modules holding a `slow` test (browsers, real servers), then the others, each in its order.
+
+    xdist's `loadscope` hands whole modules to the workers in this order. Longest first: the long
+    browser and server modules start early and the many short ones fill the gaps around them, instead
+    of one long module running alone at the end while the other worker idles.
+    """
+    slow = {item.path for item in items if item.get_closest_marker('slow') is not None}
+    return sorted(items, key=lambda item: item.path not in slow)
 
 
 def free_port() -> int:
