@@ -1,5 +1,5 @@
 """What every kind's service shares: parsing input, finding a row, inserting without duplicates,
-and the create, change and delete of a kind whose entry is its key and a set of fields.
+and the create, change and delete of a kind whose entry is its key and a set of fields (`KeyedKind`).
 
 Rows come back detached (the sessions keep loaded values after commit), as `read` returns them.
 """
@@ -7,7 +7,8 @@ Rows come back detached (the sessions keep loaded values after commit), as `read
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import select
@@ -22,6 +23,7 @@ from .tables import AgentConfig, Preset, Provider, RegistryModel, Tone
 
 Row = TypeVar('Row', Provider, RegistryModel, Preset, Tone, AgentConfig)
 Parsed = TypeVar('Parsed', bound=BaseModel)
+PatchModel = TypeVar('PatchModel', bound=Patch)
 
 LABELS: dict[type[Any], str] = {
     Provider: 'provider',
@@ -103,47 +105,41 @@ def assign(row: Any, values: Mapping[str, Any]) -> bool:
     return changed
 
 
-def create_entry(
-    store: Store,
-    kind: type[Row],
-    model: type[Parsed],
-    data: Mapping[str, Any] | Parsed,
-    fields: Sequence[str],
-) -> Row:
-    """Add an entry of `kind` from `data` (validated as `model`): its key and `fields`; `Duplicate`
-    when its key is taken."""
-    entry = parse(model, data)
-    values = {name: getattr(entry, name) for name in ('key', *fields)}
-    return insert(store, kind(**values, created_at=utcnow(), updated_at=utcnow()))
+@dataclass(frozen=True)
+class KeyedKind(Generic[Row, Parsed, PatchModel]):
+    """A kind whose entry is its key and `fields`: created from `model`, changed by `patch`, and
+    refused deletion (409) while entries whose `used_by` column names it exist (`users` says who)."""
 
+    table: type[Row]
+    model: type[Parsed]
+    patch: type[PatchModel]
+    fields: tuple[str, ...]
+    used_by: Any
+    users: str
 
-def update_entry(
-    store: Store,
-    kind: type[Row],
-    model: type[BaseModel],
-    patch_model: type[Patch],
-    key: str,
-    data: Mapping[str, Any] | Patch,
-    fields: Sequence[str],
-) -> Row:
-    """Change `fields` of the entry with `key` by a PATCH body (`patch_model`); the merged entry is
-    validated as `model`, and `updated_at` moves only when a value changed."""
-    patch = parse(patch_model, data)
-    same_key(key, getattr(patch, 'key', None))
-    with store.write() as session:
-        row = found(session, kind, key)
-        merged = parse(model, {'key': key, **current(row, fields), **patch.changes()})
-        if assign(row, {name: getattr(merged, name) for name in fields}):
-            row.updated_at = utcnow()
-    return row
+    def create(self, store: Store, data: Mapping[str, Any] | Parsed) -> Row:
+        """Add an entry; `Duplicate` when its key is taken."""
+        entry = parse(self.model, data)
+        values = {name: getattr(entry, name) for name in ('key', *self.fields)}
+        return insert(store, self.table(**values, created_at=utcnow(), updated_at=utcnow()))
 
+    def update(self, store: Store, key: str, data: Mapping[str, Any] | PatchModel) -> Row:
+        """Change the entry's fields the PATCH body gives (the merged entry is validated again);
+        `updated_at` moves only when a value changed."""
+        patch = parse(self.patch, data)
+        same_key(key, getattr(patch, 'key', None))
+        with store.write() as session:
+            row = found(session, self.table, key)
+            merged = parse(self.model, {'key': key, **current(row, self.fields), **patch.changes()})
+            if assign(row, {name: getattr(merged, name) for name in self.fields}):
+                row.updated_at = utcnow()
+        return row
 
-def delete_entry(store: Store, kind: type[Row], key: str, used_by: Any, what: str) -> None:
-    """Remove the entry with `key`; refused (409) while entries whose `used_by` column names it exist
-    (`what` names them in the refusal)."""
-    with store.write() as session:
-        row = found(session, kind, key)
-        users = list(session.scalars(select(used_by.class_.key).where(used_by == key)))
-        if users:
-            raise in_use(kind, key, users, what)
-        session.delete(row)
+    def delete(self, store: Store, key: str) -> None:
+        """Remove the entry; refused (409) while others name it."""
+        with store.write() as session:
+            row = found(session, self.table, key)
+            users = list(session.scalars(select(self.used_by.class_.key).where(self.used_by == key)))
+            if users:
+                raise in_use(self.table, key, users, self.users)
+            session.delete(row)

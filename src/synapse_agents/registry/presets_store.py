@@ -6,11 +6,7 @@ sandbox cleanup. Blocking: call from a thread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ..store import Store
-from .entries import create_entry, delete_entry, update_entry
+from .entries import KeyedKind
 from .schemas import PresetInput, PresetPatch
 from .tables import AgentConfig, Preset
 
@@ -28,16 +24,10 @@ FIELDS = (
 """What a PATCH may change."""
 
 
-def create(store: Store, data: PresetInput | Mapping[str, Any]) -> Preset:
-    """Add a preset; `Duplicate` when its key is taken."""
-    return create_entry(store, Preset, PresetInput, data, FIELDS)
+PRESETS = KeyedKind(Preset, PresetInput, PresetPatch, FIELDS, AgentConfig.preset_key, 'the agents')
+"""Presets: created, changed (null clears an optional setting) and deleted; a preset configured
+agents use cannot be deleted (409)."""
 
-
-def update(store: Store, key: str, data: PresetPatch | Mapping[str, Any]) -> Preset:
-    """Change a preset (null clears an optional setting)."""
-    return update_entry(store, Preset, PresetInput, PresetPatch, key, data, FIELDS)
-
-
-def delete(store: Store, key: str) -> None:
-    """Remove a preset; refused (409) while configured agents use it."""
-    delete_entry(store, Preset, key, AgentConfig.preset_key, 'the agents')
+create = PRESETS.create
+update = PRESETS.update
+delete = PRESETS.delete

@@ -5,11 +5,7 @@ Blocking: call from a thread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ..store import Store
-from .entries import create_entry, delete_entry, update_entry
+from .entries import KeyedKind
 from .schemas import ToneInput, TonePatch
 from .tables import AgentConfig, Tone
 
@@ -17,16 +13,9 @@ FIELDS = ('name', 'emoji', 'instructions')
 """What a PATCH may change."""
 
 
-def create(store: Store, data: ToneInput | Mapping[str, Any]) -> Tone:
-    """Add a tone; `Duplicate` when its key is taken."""
-    return create_entry(store, Tone, ToneInput, data, FIELDS)
+TONES = KeyedKind(Tone, ToneInput, TonePatch, FIELDS, AgentConfig.tone_key, 'the agents')
+"""Tones: created, changed and deleted; a tone configured agents use cannot be deleted (409)."""
 
-
-def update(store: Store, key: str, data: TonePatch | Mapping[str, Any]) -> Tone:
-    """Change a tone."""
-    return update_entry(store, Tone, ToneInput, TonePatch, key, data, FIELDS)
-
-
-def delete(store: Store, key: str) -> None:
-    """Remove a tone; refused (409) while configured agents use it."""
-    delete_entry(store, Tone, key, AgentConfig.tone_key, 'the agents')
+create = TONES.create
+update = TONES.update
+delete = TONES.delete
