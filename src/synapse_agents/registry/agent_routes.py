@@ -10,7 +10,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ..web.errors import error_responses
-from . import agents_store, presets_store, read, tones_store
+from . import agents_store, presets_store, tones_store
+from .entry_routes import EntryRoutes, add_entry_routes
 from .responses import (
     AgentVersion,
     AgentVersionList,
@@ -18,13 +19,12 @@ from .responses import (
     ConfiguredAgentList,
     Preset,
     PresetList,
-    RegistryDeleted,
     SandboxCleanup,
     SandboxCounts,
     Tone,
     ToneList,
 )
-from .route_helpers import Context, KeyPath, SandboxQuery, call, found
+from .route_helpers import Context, KeyPath, call
 from .schemas import AgentInput, AgentPatch, PresetInput, PresetPatch, ToneInput, TonePatch
 from .tables import AgentConfig
 from .tables import Preset as PresetRow
@@ -35,109 +35,64 @@ router = APIRouter(tags=['registry'])
 _IN_USE = error_responses(409)
 
 
-# -- presets ------------------------------------------------------------------------------
-
-
-@router.get('/api/registry/presets', response_model=PresetList)
-async def presets(context: Context, sandbox: SandboxQuery = 'exclude') -> PresetList:
-    """Every preset by key (sandboxes as `sandbox` says)."""
-    rows = await call(read.listing, context.store, PresetRow, sandbox=sandbox)
-    return PresetList(presets=[Preset.of(row) for row in rows])
-
-
-@router.post('/api/registry/presets', response_model=Preset, status_code=201, responses=_IN_USE)
-async def create_preset(body: PresetInput, context: Context) -> Preset:
-    """Add a preset: a model and its settings."""
-    return Preset.of(await call(presets_store.create, context.store, body))
-
-
-@router.get('/api/registry/presets/{key}', response_model=Preset)
-async def preset(key: KeyPath, context: Context) -> Preset:
-    """One preset (a sandbox too)."""
-    return Preset.of(await found(context, PresetRow, key))
-
-
-@router.patch('/api/registry/presets/{key}', response_model=Preset)
-async def update_preset(key: KeyPath, body: PresetPatch, context: Context) -> Preset:
-    """Change a preset (null clears an optional setting)."""
-    return Preset.of(await call(presets_store.update, context.store, key, body))
-
-
-@router.delete('/api/registry/presets/{key}', response_model=RegistryDeleted, responses=_IN_USE)
-async def delete_preset(key: KeyPath, context: Context) -> RegistryDeleted:
-    """Remove a preset (refused while agents use it)."""
-    await call(presets_store.delete, context.store, key)
-    return RegistryDeleted(deleted=key)
-
-
-# -- tones --------------------------------------------------------------------------------
-
-
-@router.get('/api/registry/tones', response_model=ToneList)
-async def tones(context: Context) -> ToneList:
-    """Every tone by key."""
-    rows = await call(read.listing, context.store, ToneRow)
-    return ToneList(tones=[Tone.of(row) for row in rows])
-
-
-@router.post('/api/registry/tones', response_model=Tone, status_code=201, responses=_IN_USE)
-async def create_tone(body: ToneInput, context: Context) -> Tone:
-    """Add a tone."""
-    return Tone.of(await call(tones_store.create, context.store, body))
-
-
-@router.get('/api/registry/tones/{key}', response_model=Tone)
-async def tone(key: KeyPath, context: Context) -> Tone:
-    """One tone."""
-    return Tone.of(await found(context, ToneRow, key))
-
-
-@router.patch('/api/registry/tones/{key}', response_model=Tone)
-async def update_tone(key: KeyPath, body: TonePatch, context: Context) -> Tone:
-    """Change a tone."""
-    return Tone.of(await call(tones_store.update, context.store, key, body))
-
-
-@router.delete('/api/registry/tones/{key}', response_model=RegistryDeleted, responses=_IN_USE)
-async def delete_tone(key: KeyPath, context: Context) -> RegistryDeleted:
-    """Remove a tone (refused while agents use it)."""
-    await call(tones_store.delete, context.store, key)
-    return RegistryDeleted(deleted=key)
-
-
-# -- configured agents --------------------------------------------------------------------
-
-
-@router.get('/api/registry/agents', response_model=ConfiguredAgentList)
-async def agents(context: Context, sandbox: SandboxQuery = 'exclude') -> ConfiguredAgentList:
-    """Every configured agent by key (sandboxes as `sandbox` says)."""
-    rows = await call(read.listing, context.store, AgentConfig, sandbox=sandbox)
-    return ConfiguredAgentList(agents=[ConfiguredAgent.of(row) for row in rows])
-
-
-@router.post('/api/registry/agents', response_model=ConfiguredAgent, status_code=201, responses=_IN_USE)
-async def create_agent(body: AgentInput, context: Context) -> ConfiguredAgent:
-    """Add a configured agent (version 1); its preset and tone must exist."""
-    return ConfiguredAgent.of(await call(agents_store.create, context.store, body))
-
-
-@router.get('/api/registry/agents/{key}', response_model=ConfiguredAgent)
-async def agent(key: KeyPath, context: Context) -> ConfiguredAgent:
-    """One configured agent at its current version (a sandbox too)."""
-    return ConfiguredAgent.of(await found(context, AgentConfig, key))
-
-
-@router.patch('/api/registry/agents/{key}', response_model=ConfiguredAgent)
-async def update_agent(key: KeyPath, body: AgentPatch, context: Context) -> ConfiguredAgent:
-    """Change a configured agent: a change makes a new version (the old ones stay readable)."""
-    return ConfiguredAgent.of(await call(agents_store.update, context.store, key, body))
-
-
-@router.delete('/api/registry/agents/{key}', response_model=RegistryDeleted)
-async def delete_agent(key: KeyPath, context: Context) -> RegistryDeleted:
-    """Remove a configured agent and its versions."""
-    await call(agents_store.delete, context.store, key)
-    return RegistryDeleted(deleted=key)
+for kind in (
+    EntryRoutes(
+        'preset',
+        'presets',
+        PresetRow,
+        presets_store,
+        Preset,
+        PresetList,
+        PresetInput,
+        PresetPatch,
+        {
+            'list': 'Every preset by key (sandboxes as `sandbox` says).',
+            'create': 'Add a preset: a model and its settings.',
+            'read': 'One preset (a sandbox too).',
+            'update': 'Change a preset (null clears an optional setting).',
+            'delete': 'Remove a preset (refused while agents use it).',
+        },
+        sandboxes=True,
+        delete_responses=_IN_USE,
+    ),
+    EntryRoutes(
+        'tone',
+        'tones',
+        ToneRow,
+        tones_store,
+        Tone,
+        ToneList,
+        ToneInput,
+        TonePatch,
+        {
+            'list': 'Every tone by key.',
+            'create': 'Add a tone.',
+            'read': 'One tone.',
+            'update': 'Change a tone.',
+            'delete': 'Remove a tone (refused while agents use it).',
+        },
+        delete_responses=_IN_USE,
+    ),
+    EntryRoutes(
+        'agent',
+        'agents',
+        AgentConfig,
+        agents_store,
+        ConfiguredAgent,
+        ConfiguredAgentList,
+        AgentInput,
+        AgentPatch,
+        {
+            'list': 'Every configured agent by key (sandboxes as `sandbox` says).',
+            'create': 'Add a configured agent (version 1); its preset and tone must exist.',
+            'read': 'One configured agent at its current version (a sandbox too).',
+            'update': 'Change a configured agent: a change makes a new version (the old ones stay readable).',
+            'delete': 'Remove a configured agent and its versions.',
+        },
+        sandboxes=True,
+    ),
+):
+    add_entry_routes(router, kind)
 
 
 @router.get('/api/registry/agents/{key}/versions', response_model=AgentVersionList)
