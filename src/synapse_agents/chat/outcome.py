@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from typing import Any
 
@@ -10,18 +9,10 @@ from pydantic_ai.exceptions import ModelHTTPError, UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
-    ModelRequest,
-    ModelResponse,
-    NativeToolCallPart,
     NativeToolReturnPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    ToolReturnPart,
 )
 from pydantic_ai.usage import RunUsage
 
-from .._json import jsonable
 from ..errors import SpendingError
 from ..provider_errors import quota_exhausted
 from ..store.write_queue import store_error_text
@@ -95,56 +86,6 @@ def cost_number(cost: Decimal | None) -> float | None:
     A float prints the decimal it came from for up to 15 significant digits, which any price has.
     """
     return float(cost) if cost is not None else None
-
-
-def display_parts(
-    messages: list[ModelMessage], output: Any = None, *, has_output: bool = False
-) -> list[dict[str, Any]]:
-    """What the replay shows for an answer, in order: reasoning, text, tool references, output."""
-    parts: list[dict[str, Any]] = []
-    called = {
-        part.tool_call_id
-        for message in messages
-        if isinstance(message, ModelResponse)
-        for part in message.parts
-        if isinstance(part, ToolCallPart)
-    }
-    for message in messages:
-        if isinstance(message, ModelRequest):
-            # A resumed run starts with the results of calls an earlier answer made (approved ones
-            # ran here): they are placed first, where the stream shows them.
-            for request_part in message.parts:
-                if isinstance(request_part, ToolReturnPart) and request_part.tool_call_id not in called:
-                    parts.append({'type': 'tool', 'tool_call_id': request_part.tool_call_id})
-            continue
-        for part in message.parts:
-            if isinstance(part, ThinkingPart):
-                _append_text(parts, 'reasoning', part.content)
-            elif isinstance(part, TextPart):
-                _append_text(parts, 'text', part.content)
-            elif isinstance(part, NativeToolCallPart):
-                parts.append({'type': 'native-tool', 'tool_call_id': part.tool_call_id})
-            elif isinstance(part, ToolCallPart):
-                parts.append({'type': 'tool', 'tool_call_id': part.tool_call_id})
-    if has_output and not isinstance(output, str):
-        parts.append({'type': 'structured-output', 'output': jsonable(output)})
-    return parts
-
-
-def _append_text(parts: list[dict[str, Any]], kind: str, text: str) -> None:
-    if not text:
-        return
-    if parts and parts[-1]['type'] == kind:
-        parts[-1]['text'] += text
-    else:
-        parts.append({'type': kind, 'text': text})
-
-
-def answer_text(parts: list[dict[str, Any]], output: Any = None, *, has_output: bool = False) -> str:
-    """The assistant row's `content`: the text answer, or the structured output as JSON."""
-    if has_output:
-        return output if isinstance(output, str) else json.dumps(jsonable(output), ensure_ascii=False)
-    return '\n\n'.join(part['text'] for part in parts if part['type'] == 'text')
 
 
 def dump_messages(messages: list[ModelMessage]) -> list[Any]:

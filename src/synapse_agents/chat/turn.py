@@ -47,6 +47,7 @@ from ..accounting.nested import TurnAccount, accounted
 from ..conversations.decisions import reopen_decisions
 from ..conversations.deps_values import remember_deps
 from ..conversations.files import remove_inside
+from ..conversations.transcript import answer_text, display_parts
 from ..conversations.turn_writes import ErrorRecord, TurnEnd, TurnStart, abandon_turn, begin_turn, end_turn
 from ..deps_setup import missing_factory_hint
 from ..events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
@@ -58,14 +59,7 @@ from ..targets.model_choice import MissingApiKey
 from ..traces.turns import traced_turn
 from .deferred import PausedCall, paused_calls
 from .deps import close_quietly, lifetime_of, open_deps
-from .outcome import (
-    TurnNotSaved,
-    answer_text,
-    display_parts,
-    dump_messages,
-    is_recoverable,
-    usage_cost,
-)
+from .outcome import TurnNotSaved, dump_messages, is_recoverable, usage_cost
 from .prepared import PreparedTurn
 from .recorder import Recorder
 from .sub_agents import following

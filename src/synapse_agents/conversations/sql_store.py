@@ -40,6 +40,7 @@ from ..settings import load_settings
 from ..store.repository import Store
 from ..store.schema import Base, utcnow
 from ..store.setup import open_store
+from .log_mirror import mirror_delete, mirror_save
 from .tables import LogConversation, LogEntry, register_log_tables
 
 __all__ = ['SqlConversationStore', 'register_log_tables']
@@ -258,6 +259,9 @@ class SqlConversationStore(ConversationStore):
                     raise conflict
             if new_entries:
                 connection.execute(self._insert_entries, _entry_rows(new_entries))
+                # The same messages as the dashboard's rows (`log_mirror.py`).
+                messages = [entry.message for entry in new_entries]
+                mirror_save(connection, record.conversation_id, record.scope, messages)
             head = record.head_id
             if (
                 head is not None
@@ -279,6 +283,7 @@ class SqlConversationStore(ConversationStore):
             if found is None:
                 raise ConversationConflict(conversation_id)
             connection.execute(delete(_records).where(_records.c.conversation_id == conversation_id))
+            mirror_delete(connection, self.store.tables, conversation_id)
             tips = [tip for tip in [found.head_id, *found.branches] if tip is not None]
             if tips:
                 connection.execute(self._release, {'tips': tips})
