@@ -29,9 +29,10 @@ from sqlalchemy import event, select
 from results import Result, percentile, write_json
 from seed_history import AGENTS, REPLAY_TITLE, TOOLS, open_seeded
 from synapse_agents.conversations.tables import Conversation
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 
 DEFAULT_URLS = {
     'sqlite': 'sqlite:////tmp/synapse-bench-history.db',

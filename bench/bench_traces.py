@@ -61,6 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'src'))
 from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.events import TurnFinished
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import Settings, load_settings
 from synapse_agents.store import Store, upgrade
 from synapse_agents.store.ids import new_id
@@ -69,7 +70,7 @@ from synapse_agents.targets.target import TurnTarget
 from synapse_agents.traces import provider, read
 from synapse_agents.traces.rows import pack
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 
 SLOW_MS = 50.0
 AGENTS = [f'bench.agent_{index}' for index in range(10)]

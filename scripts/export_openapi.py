@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from synapse_agents.web.contract import openapi_json
+from synapse_agents.web.app import openapi_json
 
 DEFAULT = Path(__file__).resolve().parents[1] / 'frontend' / 'openapi.json'
 

@@ -28,9 +28,10 @@ from fixtures.projects import isolated_imports
 from fuzz_helpers import OpenApiOnce
 from synapse_agents.discovery import Catalog
 from synapse_agents.redaction import forget_all
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 from synapse_agents.web.server import DEMO_TARGET
 
 pytest_plugins = ['fixtures.databases']

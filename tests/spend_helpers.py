@@ -10,9 +10,9 @@ from fastapi import FastAPI
 
 from synapse_agents.accounting.ledger_writes import record_llm_call
 from synapse_agents.accounting.routes import router
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.web import SynapseContext
 from synapse_agents.web.errors import install_error_handlers
 
 

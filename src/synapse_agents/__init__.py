@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = '0.1.0'
+from ._version import __version__
 
 __all__ = [
     'ApprovalPending',
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .deps_setup import register_deps
     from .errors import UnknownAgent
     from .runtime.conversation import ApprovalPending, Conversation, ConversationNotFound, NotAwaiting, Reply
-    from .runtime.synapse import Synapse
+    from .runtime.root import Synapse
     from .scope import Scope, ScopeMismatch
     from .tasks.errors import TaskError
     from .tasks.events import Fired
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 # FastAPI or the store.
 _LAZY = {
     'mount': '.web.mount',
-    'Synapse': '.runtime.synapse',
+    'Synapse': '.runtime.root',
     'UnknownAgent': '.errors',
     'Conversation': '.runtime.conversation',
     'ConversationNotFound': '.runtime.conversation',

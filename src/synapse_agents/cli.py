@@ -15,9 +15,11 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperGroup
 
-from . import __version__
+from ._version import __version__
 from .cli_common import open_root
 from .conversations.repository import ConversationRepository
+from .plugins.defaults import default_manager
+from .plugins.manager import plugin_commands
 from .redaction import mask_password
 from .settings import LoadedSettings, SettingValue, load_settings
 
@@ -283,8 +285,6 @@ def init() -> None:
 
 def command_line(plugins: pluggy.PluginManager | None = None) -> typer.Typer:
     """The `synapse` command: the core commands plus what the plugins add (`register_commands`)."""
-    from .plugins.manager import default_manager, plugin_commands
-
     manager = plugins or default_manager()
     cli = typer.Typer(
         cls=_OneLineErrors,

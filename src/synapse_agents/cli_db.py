@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from .plugins.manager import plugin_manager
 from .settings import load_settings
 
 if TYPE_CHECKING:
@@ -23,11 +24,10 @@ db_app = typer.Typer(help='Database schema: upgrade and inspect migrations.', no
 
 
 def plugins_of(ctx: typer.Context) -> pluggy.PluginManager:
-    """The plugin manager the `synapse` command was built with (`cli.command_line`)."""
-    from .plugins.manager import default_manager
-
+    """The plugin manager the `synapse` command was built with (`cli.command_line`); a sub-app run
+    on its own (a test) has none, so its root runs no plugin's jobs."""
     found = ctx.find_root().obj
-    return found if isinstance(found, pluggy.PluginManager) else default_manager()
+    return found if isinstance(found, pluggy.PluginManager) else plugin_manager((), entry_points=False)
 
 
 def _runtime(ctx: typer.Context) -> SynapseRuntime:

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.requests import Request
 
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.web.access import (
     AccessPolicy,
     SynapseDisabled,
@@ -19,6 +19,7 @@ from synapse_agents.web.access import (
     is_loopback_host,
     policy_for,
 )
+from synapse_agents.web.app import create_app
 from synapse_agents.web.hardening import CONTENT_SECURITY_POLICY, SECURITY_HEADERS
 from synapse_agents.web.origin import parse_host
 from synapse_agents.web.throttle import FailureThrottle, throttle_key

@@ -23,9 +23,9 @@ from chat_helpers import LOCAL_PEER, LOCAL_URL
 from fuzz_helpers import OpenApiOnce, declared_operations, from_this_machine, fuzz_examples, fuzz_operation
 from spend_helpers import accounting_app, ledger_row, seed
 from synapse_agents.accounting.tables import SpendingOverrun
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext
 
 MAX_EXAMPLES = fuzz_examples(30)
 

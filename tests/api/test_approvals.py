@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from chat_helpers import decode
 from fixtures.projects import FixtureProject
 from synapse_agents.conversations.decisions import give_back_dead_claims
-from synapse_agents.web.context import SynapseContext
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 
 PROJECT = """
 from pydantic_ai import Agent, CallDeferred, DeferredToolRequests

@@ -17,8 +17,8 @@ from sqlalchemy import update
 
 from chat_helpers import agent_catalog, decode
 from synapse_agents.conversations.tables import Message
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext
 
 BOUNDARY = 'synapse-test-boundary'
 

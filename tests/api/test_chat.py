@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from chat_helpers import DEMO, agent_catalog, decode, types
 from synapse_agents.discovery import Catalog
-from synapse_agents.web import SynapseContext
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 
 
 @pytest.fixture

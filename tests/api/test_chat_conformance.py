@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat_helpers import decode
-from synapse_agents.web import SynapseContext
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 
 pytestmark = [
     pytest.mark.node,

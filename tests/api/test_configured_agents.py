@@ -15,8 +15,8 @@ from fixtures.projects import write_files
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.tables import Message
 from synapse_agents.registry.tables import AgentConfig, Preset, Tone
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext
 from synapse_agents.web.server import DEMO_TARGET
 
 TOOLS = '''

@@ -13,9 +13,9 @@ from sqlalchemy import event, update
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL, agent_catalog, decode
 from chat_helpers import seed_conversation as seed
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.web import SynapseContext
 
 
 @contextmanager
@@ -195,7 +195,7 @@ def test_rename_delete_and_clear(client: TestClient, store: Store) -> None:
 
 def test_start_up_sweeps_turns_left_in_flight_and_serve_prunes(context: SynapseContext, store: Store) -> None:
     from synapse_agents.conversations.tables import Message
-    from synapse_agents.web import create_app
+    from synapse_agents.web.app import create_app
 
     old = seed(store, updated=datetime.now(UTC) - timedelta(days=400))
     crashed = seed(store)

@@ -26,6 +26,7 @@ from synapse_agents.chat.request import TurnRequest
 from synapse_agents.cli import app as cli_app
 from synapse_agents.cli import command_line
 from synapse_agents.registry.tables import AgentConfig, Preset
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.scope import Scope
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store
@@ -34,7 +35,6 @@ from synapse_agents.store.write_queue import WriteQueue
 from synapse_agents.targets.target import TurnTarget
 from synapse_agents.tasks import runner
 from synapse_agents.traces.tables import DebugLog
-from synapse_agents.web import SynapseContext
 
 GREETER = 'chat_agents.greeter'
 SUPPORT = DEMO + 'support-agent'

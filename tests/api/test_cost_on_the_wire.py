@@ -11,8 +11,8 @@ from sqlalchemy import select
 from chat_helpers import agent_catalog, decode
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.tables import Conversation
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext
 
 
 def test_a_priced_turn_sends_its_exact_cost_as_a_number(

@@ -14,10 +14,11 @@ from fastapi.testclient import TestClient
 from chat_helpers import LOCAL_PEER, LOCAL_URL, decode
 from fixtures.projects import isolated_imports, write_files
 from synapse_agents.registry.tables import AgentConfig, Preset
-from synapse_agents.runtime import SynapseRuntime
+from synapse_agents.runtime.root import SynapseRuntime
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 from synapse_agents.web.server import DEMO_TARGET
 
 TOOLS = '''

@@ -22,8 +22,8 @@ from fastapi.testclient import TestClient
 
 from chat_helpers import decode
 from synapse_agents.registry.tables import AgentConfig, Preset
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext
 from synapse_agents.web.server import DEMO_TARGET
 
 pytestmark = pytest.mark.any_database(

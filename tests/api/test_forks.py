@@ -13,9 +13,9 @@ from sqlalchemy import update
 from chat_helpers import DEMO, agent_catalog, decode
 from store_faults import small_filesystem
 from synapse_agents.conversations.tables import Message
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.web import SynapseContext
 
 NOTES = ('attachments', ('notes.txt', b'abc', 'text/plain'))
 

@@ -31,7 +31,8 @@ from schemathesis.config import SchemathesisConfig
 from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, agent_catalog, decode
 from fuzz_helpers import OpenApiOnce, declared_operations, from_this_machine, fuzz_examples, fuzz_operation
 from synapse_agents.demo import DemoModel
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
+from synapse_agents.web.app import create_app
 
 FAST_SLUGS = [
     'chat_agents.greeter',

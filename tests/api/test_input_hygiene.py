@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat_helpers import agent_catalog, decode, seed_conversation
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext
 
 
 @pytest.fixture

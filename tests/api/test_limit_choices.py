@@ -20,9 +20,10 @@ from spending_models import add_price
 from synapse_agents.accounting.limit_choices import choices
 from synapse_agents.registry.prices import price_cache
 from synapse_agents.registry.tables import AgentConfig, ModelPrice, Preset, RegistryModel
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext, create_app
 from synapse_agents.web.access import AccessPolicy
+from synapse_agents.web.app import create_app
 
 CHOICES = '/api/limits/choices'
 LIMITS = '/api/limits'

@@ -14,10 +14,10 @@ from fastapi.testclient import TestClient
 from chat_helpers import LOCAL_PEER, LOCAL_URL
 from spend_helpers import accounting_app, ledger_row, seed
 from synapse_agents.accounting.tables import SpendingOverrun, SpendingReservation
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
-from synapse_agents.web import SynapseContext
 
 LIMITS = '/api/limits'
 OVERRUNS = '/api/limits/overruns'

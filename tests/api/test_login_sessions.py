@@ -11,9 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat_helpers import LOCAL_PEER
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.web.access import AccessPolicy
-from synapse_agents.web.app import default_policy
+from synapse_agents.web.app import create_app, default_policy
 from synapse_agents.web.hardening import SECURITY_HEADERS
 from synapse_agents.web.sessions import SessionStore
 from synapse_agents.web.throttle import FailureThrottle

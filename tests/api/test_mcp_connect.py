@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fixtures.projects import FixtureProject
-from synapse_agents.plugins import builtin
+from synapse_agents.chat import plugin as playground
 from synapse_agents.web.routes import mcp as route
 
 pytestmark = pytest.mark.any_database(
@@ -126,7 +126,7 @@ def gone(pid: int, within: float = 5.0) -> bool:
 
 
 def test_the_route_is_synapses_own() -> None:
-    assert route.router in builtin.register_routes()
+    assert route.router in playground.register_routes()
 
 
 def test_connect_lists_the_servers_tools_and_stops_the_server(

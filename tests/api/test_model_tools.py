@@ -22,10 +22,10 @@ from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.tools import ToolDefinition
 
 from fixtures.projects import FixtureProject, write_files
-from synapse_agents.plugins import builtin
+from synapse_agents.chat import plugin as playground
 from synapse_agents.registry.tables import AgentConfig, Preset
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext
 from synapse_agents.web.routes import model_tools as route
 
 pytestmark = pytest.mark.any_database(
@@ -220,7 +220,7 @@ async def sleepy(ctx: RunContext[None]) -> None:
 
 
 def test_the_route_is_synapses_own() -> None:
-    assert route.router in builtin.register_routes()
+    assert route.router in playground.register_routes()
 
 
 @pytest.fixture

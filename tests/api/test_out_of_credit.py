@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from chat_helpers import agent_catalog, decode
 from synapse_agents.errors import SpendingLimitExceeded
 from synapse_agents.provider_errors import provider_facts
-from synapse_agents.web import SynapseContext
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 
 pytestmark = pytest.mark.any_database(
     reason="a provider error's kind is the classifier's; storing its card is tested elsewhere"

@@ -22,11 +22,12 @@ from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, decode
 from synapse_agents.cli import app as cli_app
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.discovery import Catalog
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.setup import open_store
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 from synapse_agents.web.server import DEMO_TARGET
 
 pytestmark = pytest.mark.any_database(

@@ -18,11 +18,13 @@ from typer.testing import CliRunner
 from chat_helpers import LOCAL_PEER, LOCAL_URL
 from synapse_agents.cli import command_line
 from synapse_agents.plugins import DashboardArea, PluginError, hookimpl, plugin_manager
+from synapse_agents.plugins.defaults import DEFAULT_PLUGINS
 from synapse_agents.plugins.manager import ENTRY_POINT_GROUP, plugin_names, plugin_tables
 from synapse_agents.runtime import Job
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store.schema import Base
-from synapse_agents.web import SynapseContext, create_app
 from synapse_agents.web.access import AccessPolicy
+from synapse_agents.web.app import create_app
 
 TOKEN = 'plugin-test-token-0123456789'
 
@@ -81,7 +83,7 @@ def notes() -> NotesPlugin:
 
 @pytest.fixture
 def manager(notes: NotesPlugin) -> pluggy.PluginManager:
-    manager = plugin_manager(entry_points=False)
+    manager = plugin_manager(DEFAULT_PLUGINS, entry_points=False)
     manager.register(notes, name='notes')
     return manager
 
@@ -146,7 +148,7 @@ def test_extensions_lists_the_plugins_and_the_dashboard_areas(with_notes: Synaps
 
 
 def test_without_plugins_extensions_lists_only_the_built_in_areas(context: SynapseContext) -> None:
-    context.plugins = plugin_manager(entry_points=False)
+    context.plugins = plugin_manager(DEFAULT_PLUGINS, entry_points=False)
     with client_of(context) as client:
         body = client.get('/api/extensions').json()
     assert body == {
@@ -187,7 +189,7 @@ class Broken:
 def test_a_plugin_answering_a_hook_wrongly_fails_when_the_app_is_built(
     context: SynapseContext, plugin: Broken, message: str
 ) -> None:
-    manager = plugin_manager(entry_points=False)
+    manager = plugin_manager(DEFAULT_PLUGINS, entry_points=False)
     manager.register(plugin, name='broken')
     context.plugins = manager
     with pytest.raises(PluginError, match=message):
@@ -216,7 +218,9 @@ def test_a_plugin_cli_sub_command_runs(manager: pluggy.PluginManager) -> None:
     result = CliRunner().invoke(command_line(manager), ['notes', 'count'])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == 'notes: 1 plugin(s)'
-    plain = CliRunner().invoke(command_line(plugin_manager(entry_points=False)), ['notes', 'count'])
+    plain = CliRunner().invoke(
+        command_line(plugin_manager(DEFAULT_PLUGINS, entry_points=False)), ['notes', 'count']
+    )
     assert plain.exit_code == 2 and 'No such command' in plain.output
     assert CliRunner().invoke(command_line(manager), ['db', '--help']).exit_code == 0
 
@@ -245,7 +249,7 @@ def notes_table() -> Iterator[Table]:
 
 
 def test_a_plugin_table_is_on_the_store_metadata_and_synapse_db_tables_lists_it(notes_table: Table) -> None:
-    manager = plugin_manager(entry_points=False)
+    manager = plugin_manager(DEFAULT_PLUGINS, entry_points=False)
     manager.register(TablePlugin(notes_table), name='notes')
     assert plugin_tables(manager) == [('notes', notes_table)]
     assert Base.metadata.tables['plugin_notes'] is notes_table
@@ -258,7 +262,7 @@ def test_a_plugin_table_is_on_the_store_metadata_and_synapse_db_tables_lists_it(
 
 def test_a_plugin_table_on_another_metadata_stops_the_start(context: SynapseContext) -> None:
     """Only tables on the store's one metadata have migrations; another is refused at start-up."""
-    manager = plugin_manager(entry_points=False)
+    manager = plugin_manager(DEFAULT_PLUGINS, entry_points=False)
     manager.register(TablePlugin(Table('loose', MetaData(), Column('id', Integer))), name='loose')
     context.plugins = manager
     app = create_app(context)
@@ -295,9 +299,9 @@ def test_an_installed_plugin_is_loaded_from_its_entry_point(
     (dist / 'entry_points.txt').write_text(f'[{ENTRY_POINT_GROUP}]\nhello = synapse_hello_plugin\n')
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.delitem(sys.modules, 'synapse_hello_plugin', raising=False)
-    manager = plugin_manager()
+    manager = plugin_manager(DEFAULT_PLUGINS)
     assert 'hello' in plugin_names(manager)
-    assert 'hello' not in plugin_names(plugin_manager(entry_points=False))
+    assert 'hello' not in plugin_names(plugin_manager(DEFAULT_PLUGINS, entry_points=False))
     context.plugins = manager
     with client_of(context) as client:
         assert client.get('/api/hello-plugin').json() == {'hello': 'installed'}

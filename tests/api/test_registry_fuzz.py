@@ -21,7 +21,8 @@ from schemathesis.config import SchemathesisConfig
 from chat_helpers import LOCAL_PEER, LOCAL_URL
 from fuzz_helpers import OpenApiOnce, declared_operations, from_this_machine, fuzz_examples, fuzz_operation
 from synapse_agents.encryption import new_key
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
+from synapse_agents.web.app import create_app
 
 MAX_EXAMPLES = fuzz_examples(30)
 

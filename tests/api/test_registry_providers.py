@@ -20,8 +20,9 @@ from chat_helpers import LOCAL_PEER, LOCAL_URL
 from conftest import free_port
 from synapse_agents.encryption import HOW_TO_SET, SecretBox, UndecryptableSecret, new_key
 from synapse_agents.registry import providers_store
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 
 API_KEY = 'sk-proj-Zq8vW3xLmN5pR7tY9uB2cD4fG6hJ'
 

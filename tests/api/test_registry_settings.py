@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 
 from chat_helpers import seed_conversation
 from synapse_agents.registry import settings_store
-from synapse_agents.runtime import SynapseRuntime
 from synapse_agents.runtime.maintenance import PRUNE_JOB
+from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store
 
@@ -26,7 +26,8 @@ def test_the_listing_names_each_managed_setting_with_its_source(
     monkeypatch: pytest.MonkeyPatch, store: Store
 ) -> None:
     from chat_helpers import LOCAL_PEER, LOCAL_URL
-    from synapse_agents.web import SynapseContext, create_app
+    from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
+    from synapse_agents.web.app import create_app
 
     monkeypatch.setenv('SYNAPSE_DATABASE_URL', store.engine.url.render_as_string(hide_password=False))
     monkeypatch.setenv('SYNAPSE_CHUNK_SIZE', '500')

@@ -12,10 +12,10 @@ from pydantic import SecretStr
 
 from synapse_agents.encryption import HOW_TO_SET, SecretBox, new_key
 from synapse_agents.registry import providers_store
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.secret_key_file import key_path, make_key
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
-from synapse_agents.web import SynapseContext
 
 pytestmark = pytest.mark.any_database(
     reason='the secret key is a file in the home, made before any row is written'

@@ -21,10 +21,11 @@ from sqlalchemy.exc import IntegrityError
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL, seed_conversation
 from synapse_agents.discovery import Catalog
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.store.setup import open_store
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 from synapse_agents.web.hardening import SECURITY_HEADERS
 from synapse_agents.web.server import DEMO_TARGET
 

@@ -17,9 +17,10 @@ from sqlalchemy import text
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL, agent_catalog, decode, seed_conversation, types
 from store_faults import StoreFault, ledger_disagreements, small_filesystem
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store, upgrade
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 
 LONG = 'lookup ' + 'every word of this message needs room in the store. ' * 200
 """A message too big for any page the database has free: its insert must grow the file."""

@@ -19,9 +19,9 @@ from sqlalchemy import select
 from chat_helpers import collect, failure, finished
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.chat.sub_agents import followers
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.targets.target import TurnTarget
 from synapse_agents.traces.tables import TraceRun
-from synapse_agents.web import SynapseContext
 
 
 def _paid(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 
 from chat_helpers import DEMO, agent_catalog
 from synapse_agents.demo.approvals import RESTARTS
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.tasks import runner
-from synapse_agents.web import SynapseContext
 
 OPS = 'synapse_agents.demo.approvals.ops-agent'
 

@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, func, select
 
 from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, agent_catalog
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.tasks import queue, routes, runner
@@ -34,8 +35,8 @@ from synapse_agents.tasks.tables import (
     StandingAgent,
     StandingAgentEvent,
 )
-from synapse_agents.web import SynapseContext, create_app
 from synapse_agents.web.access import AccessPolicy
+from synapse_agents.web.app import create_app
 from synapse_agents.web.throttle import FailureThrottle
 
 SUPPORT = DEMO + 'support-agent'

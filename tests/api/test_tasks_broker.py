@@ -29,12 +29,13 @@ from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, agent_catalog
 from conftest import free_port
 from fixtures.task_agents import QUICK, TARGET
 from synapse_agents.cli import command_line
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.store.schema import utcnow
 from synapse_agents.tasks.jobs import scheduler_jobs
 from synapse_agents.tasks.tables import AgentTask
-from synapse_agents.web import SynapseContext, create_app
+from synapse_agents.web.app import create_app
 
 REDIS = 'redis://127.0.0.1:6379/0'
 FAST = 10.0

@@ -21,8 +21,8 @@ from schemathesis.config import SchemathesisConfig
 
 from chat_helpers import DEMO, LOCAL_PEER, LOCAL_URL, agent_catalog
 from fuzz_helpers import OpenApiOnce, declared_operations, from_this_machine, fuzz_examples, fuzz_operation
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.tasks.routes import router
-from synapse_agents.web import SynapseContext
 from synapse_agents.web.errors import install_error_handlers
 
 MAX_EXAMPLES = fuzz_examples(30)

@@ -37,10 +37,10 @@ from fixtures.projects import unique_name, write_files
 from synapse_agents import Synapse
 from synapse_agents.conversations.tables import Message
 from synapse_agents.runtime.conversation import Reply
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool
-from synapse_agents.web import SynapseContext
 
 TRACES = '/api/traces'
 DEMO_SUPPORT = 'synapse_agents.demo.agents.support-agent'

@@ -33,9 +33,9 @@ from test_traces_tasks import _turn as queue_turn
 from chat_helpers import agent_catalog, decode
 from fixtures.projects import unique_name, write_files
 from synapse_agents.conversations.tables import Message
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.tasks import runner
 from synapse_agents.tasks.tables import AgentTask
-from synapse_agents.web import SynapseContext
 
 TRACES = '/api/traces'
 

@@ -28,12 +28,12 @@ from pydantic_ai.models.test import TestModel
 
 from chat_helpers import agent_catalog
 from synapse_agents import Synapse
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store
 from synapse_agents.tasks import events, runner
 from synapse_agents.tasks.tables import AgentTask
 from synapse_agents.traces import provider
-from synapse_agents.web import SynapseContext
 
 TRACES = '/api/traces'
 EVENT = 'every.turn'

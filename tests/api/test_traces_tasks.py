@@ -18,10 +18,10 @@ from sqlalchemy import select
 
 from chat_helpers import DEMO, agent_catalog, collect, failure, finished
 from synapse_agents.chat.request import TurnRequest
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.targets.target import TurnTarget
 from synapse_agents.tasks import events, runner
 from synapse_agents.tasks.tables import AgentTask
-from synapse_agents.web import SynapseContext
 
 SUMMARISER = DEMO + 'summariser'
 EVENT = 'followup.requested'

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat_helpers import agent_catalog, decode, types
-from synapse_agents.web import SynapseContext
+from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 
 
 @pytest.fixture

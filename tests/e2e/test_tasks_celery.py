@@ -19,7 +19,7 @@ import redis
 from fixtures.task_agents import QUICK, SLEEPER, TARGET, SynapseProcess, process_env, wait_until
 from fixtures.workers import redis_database
 from synapse_agents.conversations.repository import ConversationRepository
-from synapse_agents.runtime import SynapseRuntime
+from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store, upgrade
 from synapse_agents.tasks import queue, standing_store

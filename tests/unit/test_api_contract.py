@@ -10,7 +10,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from synapse_agents.web.contract import openapi_json
+from synapse_agents.web.app import openapi_json
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / 'frontend'

@@ -15,8 +15,10 @@ from starlette.applications import Starlette
 from chat_helpers import seed_conversation
 from synapse_agents.conversations.tables import Message
 from synapse_agents.plugins import hookimpl, plugin_manager
-from synapse_agents.runtime import DEMO_TARGET, Job, JobRunner, SynapseRuntime
+from synapse_agents.plugins.defaults import DEFAULT_PLUGINS
+from synapse_agents.runtime import Job, JobRunner
 from synapse_agents.runtime.maintenance import HEARTBEAT_JOB, PRUNE_INTERVAL_S, PRUNE_JOB, SWEEP_JOB
+from synapse_agents.runtime.root import DEMO_TARGET, SynapseRuntime
 from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store
 from synapse_agents.store.instances import HEARTBEAT_INTERVAL_S
@@ -147,7 +149,9 @@ def test_the_root_sweeps_turns_left_in_flight_when_it_starts(settings: LoadedSet
             .where(Message.conversation_id == crashed, Message.role == 'assistant')
             .values(status='streaming', owner=None)  # no owner: no live process runs it
         )
-    runtime = SynapseRuntime(loaded=settings, store=store, plugins=plugin_manager(entry_points=False))
+    runtime = SynapseRuntime(
+        loaded=settings, store=store, plugins=plugin_manager(DEFAULT_PLUGINS, entry_points=False)
+    )
 
     async def main() -> None:
         async with runtime.running():
@@ -208,7 +212,7 @@ class CountingPlugin:
 
 def test_the_root_runs_a_plugins_job(settings: LoadedSettings, store: Store) -> None:
     plugin = CountingPlugin()
-    manager = plugin_manager(entry_points=False)
+    manager = plugin_manager(DEFAULT_PLUGINS, entry_points=False)
     manager.register(plugin, name='counting')
     runtime = SynapseRuntime(loaded=settings, store=store, plugins=manager)
     anyio.run(runtime.start)
@@ -225,7 +229,9 @@ def test_mount_runs_no_maintenance_unless_asked() -> None:
 
 def test_a_root_shared_by_two_apps_runs_its_jobs_once(settings: LoadedSettings, store: Store) -> None:
     """Started twice, the root adds its jobs once; only the second stop stops them."""
-    runtime = SynapseRuntime(loaded=settings, store=store, plugins=plugin_manager(entry_points=False))
+    runtime = SynapseRuntime(
+        loaded=settings, store=store, plugins=plugin_manager(DEFAULT_PLUGINS, entry_points=False)
+    )
 
     async def main() -> None:
         async with runtime.running():

@@ -20,7 +20,7 @@ import pytest
 
 from fixtures.projects import isolated_imports, unique_name, write_files
 from synapse_agents.discovery import Catalog
-from synapse_agents.runtime import SynapseRuntime
+from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.tasks import queue, runner, standing_store

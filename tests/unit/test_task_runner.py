@@ -25,7 +25,7 @@ from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Message, ToolInvocation
 from synapse_agents.discovery import Catalog
-from synapse_agents.runtime import DEMO_TARGET, SynapseRuntime
+from synapse_agents.runtime.root import DEMO_TARGET, SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.tasks import events, queue, runner, standing_store

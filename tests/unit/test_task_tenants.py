@@ -31,7 +31,7 @@ from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Message
 from synapse_agents.discovery import Catalog
-from synapse_agents.runtime import SynapseRuntime
+from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.scope import Ref
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store

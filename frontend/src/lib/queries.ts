@@ -5,6 +5,7 @@ import { useResource } from './resource'
 
 export const useAgents = () => useResource('agents', api.agents)
 export const useHealth = () => useResource('health', api.health)
+export const useExtensions = () => useResource('extensions', api.extensions)
 export const useAgent = (slug: string) => useResource(`agent:${slug}`, () => api.agent(slug))
 export const useModels = (slug: string) => useResource(`models:${slug}`, () => api.models(slug))
 export const useConversation = (id: string | null) =>

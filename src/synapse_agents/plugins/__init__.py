@@ -1,13 +1,15 @@
 """The extension seam of Synapse itself: hooks for routes, dashboard areas, jobs, tables, commands."""
 
-from .hookspecs import DashboardArea, hookimpl
-from .manager import ENTRY_POINT_GROUP, PluginError, default_manager, plugin_manager
+from .hookspecs import DashboardArea, Job, Root, hookimpl
+from .manager import ENTRY_POINT_GROUP, PluginError, PluginManager, plugin_manager
 
 __all__ = [
     'ENTRY_POINT_GROUP',
     'DashboardArea',
+    'Job',
     'PluginError',
-    'default_manager',
+    'PluginManager',
+    'Root',
     'hookimpl',
     'plugin_manager',
 ]

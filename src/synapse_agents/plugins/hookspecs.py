@@ -1,9 +1,9 @@
 """The hooks through which Synapse's own areas and third-party plugins extend Synapse.
 
 A plugin is a module (or any object) with functions named after these hooks, each marked with
-`@hookimpl`; it implements only the hooks it needs. Built-in areas are registered the same way
-(`synapse_agents.plugins.builtin`); a package installed with an entry point in the
-`synapse_agents.plugins` group is loaded at start-up:
+`@hookimpl`; it implements only the hooks it needs. Synapse's own areas are plugins the same way
+(each area's `plugin` module, listed in `synapse_agents.plugins.defaults`); a package installed
+with an entry point in the `synapse_agents.plugins` group is loaded at start-up:
 
     [project.entry-points."synapse_agents.plugins"]
     my_feature = "my_feature.synapse_plugin"
@@ -14,9 +14,9 @@ Agent behaviour is not extended here but with pydantic-ai capabilities on the ag
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import pluggy
 
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from fastapi import APIRouter
     from sqlalchemy import Table
 
-    from ..runtime.jobs import Job
-    from ..runtime.root import SynapseRuntime
+    from ..settings import LoadedSettings, Settings
+    from ..store import Store
 
 PROJECT = 'synapse_agents'
 
@@ -34,6 +34,44 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 _AREA_NAME = re.compile(r'^[a-z][a-z0-9-]{0,39}$')
+
+AreaState = TypeVar('AreaState')
+JobFunction = Callable[[], object] | Callable[[], Awaitable[object]]
+
+
+class Root(Protocol):
+    """What a hook (and an area below the front doors) sees of the runtime root: its settings,
+    its store and its areas' state. `synapse_agents.runtime.SynapseRuntime` is one."""
+
+    loaded: LoadedSettings
+    store: Store
+    maintenance: bool
+    plugins: pluggy.PluginManager
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def refresh_settings(self) -> Settings: ...
+
+    def area(self, name: str, make: Callable[[Root], AreaState]) -> AreaState: ...
+
+
+@dataclass(frozen=True)
+class Job:
+    """One kind of background work the root runs (`runtime/jobs.py` runs it)."""
+
+    name: str
+    run: JobFunction
+    interval_s: float | None = None
+    """Seconds between runs; None runs it once, at start-up, before the root serves."""
+    run_at_start: bool = True
+    """A periodic job's first run is at start (else after one interval)."""
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise ValueError('a job needs a name')
+        if self.interval_s is not None and not self.interval_s > 0:
+            raise ValueError(f'job {self.name!r}: interval_s must be more than 0, not {self.interval_s!r}')
 
 
 @dataclass(frozen=True)
@@ -68,8 +106,9 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:  # type: ignore[empty
 
 
 @hookspec
-def register_jobs(runtime: SynapseRuntime) -> Sequence[Job]:  # type: ignore[empty-body]
-    """Background jobs for the root's job runner (start-up work, or periodic work)."""
+def register_jobs(runtime: Root) -> Sequence[Job]:  # type: ignore[empty-body]
+    """Background jobs for the root's job runner (start-up work, or periodic ticks); work that must
+    survive a restart or run on another machine is a task (`synapse_agents.tasks`), not a job."""
 
 
 @hookspec

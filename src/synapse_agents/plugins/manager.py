@@ -1,59 +1,79 @@
-"""The plugin manager: built-in areas plus the plugins installed under the entry-point group.
+"""The plugin manager: the default plugins the root names, plus those installed under the entry point.
 
-Each function here asks one hook and checks what the plugins answered, so a plugin's mistake is a
-clear error at start-up rather than a failure on some later request.
+The manager imports no plugin: the composition root passes the default ones
+(`plugins.defaults.DEFAULT_PLUGINS`). Each function here asks one hook, the default plugins first
+in their list's order and then the others, and checks what they answered, so a plugin's mistake is
+a clear error at start-up rather than a failure on some later request.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
+from fastapi import APIRouter
+from sqlalchemy import Table
 
+from ..store.schema import Base
 from . import hookspecs
-from .hookspecs import PROJECT, DashboardArea
+from .hookspecs import PROJECT, DashboardArea, Job, Root
 
 if TYPE_CHECKING:
     import typer
-    from fastapi import APIRouter
-    from sqlalchemy import Table
-
-    from ..runtime.jobs import Job
-    from ..runtime.root import SynapseRuntime
 
 ENTRY_POINT_GROUP = 'synapse_agents.plugins'
-BUILTIN = 'synapse_agents.builtin'
 
 
 class PluginError(RuntimeError):
     """A plugin answered a hook with something Synapse cannot use."""
 
 
-def plugin_manager(*, entry_points: bool = True) -> pluggy.PluginManager:
-    """A new manager with the built-in areas, and the installed plugins unless `entry_points=False`."""
-    from . import builtin
+class PluginManager(pluggy.PluginManager):
+    """A pluggy manager that knows which of its plugins are the defaults (Synapse's own areas)."""
 
-    manager = pluggy.PluginManager(PROJECT)
+    def __init__(self) -> None:
+        super().__init__(PROJECT)
+        self.defaults: list[str] = []
+
+
+def plugin_manager(defaults: Sequence[ModuleType], *, entry_points: bool = True) -> PluginManager:
+    """A new manager with `defaults` (registered under their module names, asked first and in this
+    order), and the installed plugins unless `entry_points=False`."""
+    manager = PluginManager()
     manager.add_hookspecs(hookspecs)
-    manager.register(builtin, name=BUILTIN)
+    for plugin in defaults:
+        manager.register(plugin, name=plugin.__name__)
+        manager.defaults.append(plugin.__name__)
     if entry_points:
         manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
     return manager
 
 
-@functools.cache
-def default_manager() -> pluggy.PluginManager:
-    """The process's manager (built once): what `synapse serve`, `mount()` and the CLI use."""
-    return plugin_manager()
+def _defaults(manager: pluggy.PluginManager) -> list[str]:
+    return list(getattr(manager, 'defaults', []))
 
 
 def plugin_names(manager: pluggy.PluginManager) -> list[str]:
-    """The names of the registered plugins other than the built-in areas, sorted."""
+    """The names of the registered plugins other than the default ones, sorted."""
+    defaults = set(_defaults(manager))
     return sorted(
-        name for name, plugin in manager.list_name_plugin() if plugin is not None and name != BUILTIN
+        name for name, plugin in manager.list_name_plugin() if plugin is not None and name not in defaults
     )
+
+
+def _answers(manager: pluggy.PluginManager, hook: str, **arguments: Any) -> list[tuple[str, Any]]:
+    """Each implementation's answer as (plugin name, answer): the default plugins in their order,
+    then the others in pluggy's call order."""
+    implementations = getattr(manager.hook, hook).get_hookimpls()
+    rank = {name: index for index, name in enumerate(_defaults(manager))}
+    first = sorted((i for i in implementations if i.plugin_name in rank), key=lambda i: rank[i.plugin_name])
+    rest = [i for i in reversed(implementations) if i.plugin_name not in rank]
+    return [
+        (impl.plugin_name, impl.function(**{name: arguments[name] for name in impl.argnames}))
+        for impl in [*first, *rest]
+    ]
 
 
 def _flat(answers: Iterable[Any], hook: str) -> list[Any]:
@@ -75,17 +95,18 @@ def _checked(items: list[Any], kind: type, hook: str) -> list[Any]:
 
 
 def plugin_routers(manager: pluggy.PluginManager) -> list[APIRouter]:
-    """Every router, the built-in ones first."""
-    from fastapi import APIRouter
-
-    found = _flat(manager.hook.register_routes(), 'register_routes')
+    """Every router, the default plugins' first."""
+    found = _flat((answer for _, answer in _answers(manager, 'register_routes')), 'register_routes')
     return _checked(found, APIRouter, 'register_routes')
 
 
 def plugin_dashboard_areas(manager: pluggy.PluginManager) -> list[DashboardArea]:
-    """Every dashboard area, the built-in ones first; two areas may not share a name or a path."""
+    """Every dashboard area, the default plugins' first; two areas may not share a name or a path."""
     areas: list[DashboardArea] = _checked(
-        _flat(manager.hook.register_dashboard_areas(), 'register_dashboard_areas'),
+        _flat(
+            (answer for _, answer in _answers(manager, 'register_dashboard_areas')),
+            'register_dashboard_areas',
+        ),
         DashboardArea,
         'register_dashboard_areas',
     )
@@ -99,33 +120,28 @@ def plugin_dashboard_areas(manager: pluggy.PluginManager) -> list[DashboardArea]
     return areas
 
 
-def plugin_jobs(manager: pluggy.PluginManager, runtime: SynapseRuntime) -> list[Job]:
-    """Every job for `runtime`, the built-in ones first."""
-    from ..runtime.jobs import Job
-
-    found = _flat(manager.hook.register_jobs(runtime=runtime), 'register_jobs')
+def plugin_jobs(manager: pluggy.PluginManager, runtime: Root) -> list[Job]:
+    """Every job for `runtime`, the default plugins' first."""
+    found = _flat(
+        (answer for _, answer in _answers(manager, 'register_jobs', runtime=runtime)), 'register_jobs'
+    )
     return _checked(found, Job, 'register_jobs')
 
 
 def plugin_tables(manager: pluggy.PluginManager) -> list[tuple[str, Table]]:
     """Each plugin's tables as (plugin name, table); each must be on the store's metadata."""
-    from sqlalchemy import Table
-
-    from ..store.schema import Base
-
     found: list[tuple[str, Table]] = []
-    for impl in manager.hook.register_tables.get_hookimpls():
-        answer = _checked(_flat([impl.function()], 'register_tables'), Table, 'register_tables')
-        for table in answer:
+    for name, answer in _answers(manager, 'register_tables'):
+        for table in _checked(_flat([answer], 'register_tables'), Table, 'register_tables'):
             if table.metadata is not Base.metadata:
                 raise PluginError(
-                    f'plugin {impl.plugin_name!r}: table {table.name!r} is not on the store metadata '
+                    f'plugin {name!r}: table {table.name!r} is not on the store metadata '
                     '(declare it on synapse_agents.store.schema.Base.metadata)'
                 )
-            found.append((impl.plugin_name, table))
+            found.append((name, table))
     return found
 
 
 def plugin_commands(manager: pluggy.PluginManager, cli: typer.Typer) -> None:
-    """Let every plugin add its commands and sub-apps to `cli`."""
-    manager.hook.register_commands(cli=cli)
+    """Let every plugin add its commands and sub-apps to `cli`, the default plugins first."""
+    _answers(manager, 'register_commands', cli=cli)

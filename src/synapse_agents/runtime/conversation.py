@@ -50,7 +50,7 @@ from ..chat.reader import TurnReader
 from ..chat.request import Origin, TurnRequest
 from ..conversations.decisions import awaiting_calls
 from ..conversations.repository import ConversationRepository
-from ..events import TurnFinished
+from ..events import Notice, ToolTimed, TurnFinished
 from ..scope import Scope, ScopeMismatch
 from ..targets.target import TurnTarget, model_id_of
 
@@ -354,8 +354,6 @@ def _upload(item: Attachment) -> Upload:
 
 
 def _is_synapse_event(event: Any) -> bool:
-    from ..events import Notice, ToolTimed
-
     return isinstance(event, Notice | ToolTimed)
 
 

@@ -12,33 +12,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
 from contextlib import suppress
-from dataclasses import dataclass
 
 import anyio.to_thread
 
+from ..plugins.hookspecs import Job, JobFunction
+
+__all__ = ['Job', 'JobFunction', 'JobRunner']
+
 logger = logging.getLogger('synapse.jobs')
-
-JobFunction = Callable[[], object] | Callable[[], Awaitable[object]]
-
-
-@dataclass(frozen=True)
-class Job:
-    """One kind of background work the root runs."""
-
-    name: str
-    run: JobFunction
-    interval_s: float | None = None
-    """Seconds between runs; None runs it once, at start-up, before the root serves."""
-    run_at_start: bool = True
-    """A periodic job's first run is at start (else after one interval)."""
-
-    def __post_init__(self) -> None:
-        if not self.name.strip():
-            raise ValueError('a job needs a name')
-        if self.interval_s is not None and not self.interval_s > 0:
-            raise ValueError(f'job {self.name!r}: interval_s must be more than 0, not {self.interval_s!r}')
 
 
 class JobRunner:

@@ -13,20 +13,23 @@ reservations past their expiry (a process died during the call: `accounting.limi
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ..accounting.limits import sweep_expired
 from ..conversations.decisions import give_back_dead_claims
 from ..conversations.repository import ConversationRepository
 from ..conversations.turn_writes import sweep_in_flight
+from ..registry.settings_store import effective
 from ..settings import Settings
 from ..store import Store
 from ..store.engine import writer
 from ..store.instances import HEARTBEAT_INTERVAL_S, current, live_instances
+from ..traces.read import prune_older
 from .jobs import Job
 
 if TYPE_CHECKING:
-    from .root import SynapseRuntime
+    from ..plugins.hookspecs import Root
 
 logger = logging.getLogger('synapse.jobs')
 
@@ -57,10 +60,6 @@ def sweep(store: Store) -> tuple[int, int]:
 def prune(store: Store, days: int) -> int:
     """Remove conversations not updated for `days` days (their traces and debug logs with them) and
     the traces older than that of runs outside any conversation; how many conversations were removed."""
-    from datetime import UTC, datetime, timedelta
-
-    from ..traces.read import prune_older
-
     report = ConversationRepository(store).prune(days)
     traces = prune_older(store, datetime.now(UTC) - timedelta(days=days))
     if traces:
@@ -70,7 +69,7 @@ def prune(store: Store, days: int) -> int:
     return report.conversations
 
 
-def maintenance_jobs(runtime: SynapseRuntime) -> list[Job]:
+def maintenance_jobs(runtime: Root) -> list[Job]:
     """The jobs every root runs (the sweep, the heartbeat), plus auto-prune when it runs maintenance
     and `auto_prune` is on."""
     store = runtime.store
@@ -86,6 +85,4 @@ def maintenance_jobs(runtime: SynapseRuntime) -> list[Job]:
 
 def retention_days(store: Store, settings: Settings) -> int:
     """The `retention_days` in effect at each run: the registry's stored value first."""
-    from ..registry.settings_store import effective
-
     return int(effective(store, settings).retention_days)

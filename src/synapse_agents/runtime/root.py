@@ -1,11 +1,10 @@
 """The composition root: the one place Synapse is assembled, for every front door.
 
-`synapse serve`, `mount()`, the CLI commands that touch the database and (next) a worker all
-open a `SynapseRuntime`: loaded settings, the store, the agent catalog, the chat service (write
-queue and turn engine), the plugin manager and the background job runner. The web layer only
-starts and stops it in its lifespan and reads its parts.
+`synapse serve`, `mount()`, the command line and `Synapse` open their root here, on the default
+plugins (`plugins/defaults.py`: Synapse's own areas) and the installed ones. The root's parts and
+their life are `runtime/assembled.py`'s `SynapseRuntime`; this module only says what it is made of.
 
-    runtime = SynapseRuntime.open(load_settings())
+    runtime = SynapseRuntime.open(load_settings())   # the default plugins
     async with runtime.running():   # start-up jobs, then the periodic ones
         ...
     runtime.close()                 # the store
@@ -13,63 +12,23 @@ starts and stops it in its lifespan and reads its parts.
 
 from __future__ import annotations
 
-import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-import anyio.to_thread
 import pluggy
 
-# Every built-in area's tables, on the store's metadata and in its table registry: the store
-# imports no area, so the root loads them all (counts, `synapse db tables`, the health check).
-from ..accounting import tables as _accounting_tables  # noqa: F401
-from ..conversations import tables as _conversation_tables  # noqa: F401
-from ..plugins.manager import default_manager, plugin_jobs, plugin_tables
-from ..registry import tables as _registry_tables  # noqa: F401
-from ..settings import LoadedSettings, Settings, remember_settings
-from ..settings_reload import SettingsReloader
-from ..store import Store
-from ..tasks import tables as _task_tables  # noqa: F401
-from ..traces import tables as _trace_tables  # noqa: F401
-from .jobs import JobRunner
+from ..plugins.defaults import default_manager
+from ..settings import LoadedSettings
+from . import assembled, synapse
+from .assembled import DEMO_TARGET, Schema, deps_file, env_files
 
-if TYPE_CHECKING:
-    from ..chat.service import ChatService
-    from ..discovery import Catalog
-
-DEMO_TARGET = 'synapse_agents.demo'
-
-Schema = Literal['ready', 'as-is']
-Area = TypeVar('Area')
+__all__ = ['DEMO_TARGET', 'Synapse', 'SynapseRuntime', 'default_manager', 'deps_file', 'env_files']
 
 
 @dataclass
-class SynapseRuntime:
-    """One assembled Synapse; reachable from every route (as `SynapseContext`) via `get_context`."""
+class SynapseRuntime(assembled.SynapseRuntime):
+    """An assembled Synapse on the default plugins unless given others."""
 
-    loaded: LoadedSettings
-    store: Store
-    targets: list[str] = field(default_factory=list)
-    catalog: Catalog | None = None
-    """The agent catalog; None serves no agents."""
     plugins: pluggy.PluginManager = field(default_factory=default_manager)
-    jobs: JobRunner = field(default_factory=JobRunner)
-    maintenance: bool = False
-    """Run the background work: the daily auto-prune when `auto_prune` is on, the scheduler and
-    the in-process task worker (see docs/tasks.md)."""
-    started_at: float = field(default_factory=time.time)
-    chat: ChatService | None = None
-    """The chat service once `chat_service()` made it; closed (and forgotten) by `stop()`."""
-    areas: dict[str, Any] = field(default_factory=dict, repr=False)
-    """The feature areas' own state, made on first use (`area`), such as the task dispatcher."""
-    reloader: SettingsReloader | None = field(default=None, repr=False)
-    """Follows `pyproject.toml` for the settings that apply without a restart."""
-    _registered: list[str] = field(default_factory=list, repr=False)
-    _starts: int = field(default=0, repr=False)
 
     @classmethod
     def open(
@@ -82,142 +41,20 @@ class SynapseRuntime:
         schema: Schema = 'ready',
         plugins: pluggy.PluginManager | None = None,
     ) -> SynapseRuntime:
-        """Open the store and build the catalog of the settings' discovery targets.
-
-        `schema='ready'` migrates the SQLite default and refuses a PostgreSQL schema that is not at
-        the newest revision (`StoreNotReady`); `'as-is'` opens the database as it is (`synapse db`).
-        `--demo` adds the demo agents; `agents=False` builds no catalog (and imports no agent).
-        """
-        from ..store.setup import open_store
-
-        settings = loaded.settings
-        remember_settings(settings)
-        if schema == 'ready':
-            store = open_store(settings, auto_upgrade=True)
-        else:
-            store = Store.open(settings.resolved_database_url, settings.attachments_dir)
-        reloader = SettingsReloader(loaded)
-        targets = list(settings.agents)
-        if demo and DEMO_TARGET not in targets:
-            targets.append(DEMO_TARGET)
-        catalog: Catalog | None = None
-        if agents:
-            from ..discovery import Catalog
-
-            catalog = Catalog(
-                targets,
-                loaded.project_root,
-                env_files=env_files(loaded),
-                deps=settings.deps,
-                pyproject=deps_file(loaded),
-                refresh_settings=reloader.refresh,
-            )
-        return cls(
-            loaded=loaded,
-            store=store,
-            targets=targets,
-            catalog=catalog,
-            plugins=plugins or default_manager(),
+        """`assembled.SynapseRuntime.open` with the default plugins unless `plugins` is given."""
+        opened = super().open(
+            loaded,
+            demo=demo,
+            agents=agents,
             maintenance=maintenance,
-            reloader=reloader,
+            schema=schema,
+            plugins=plugins or default_manager(),
         )
-
-    @property
-    def settings(self) -> Settings:
-        return self.loaded.settings
-
-    def refresh_settings(self) -> Settings:
-        """The settings, with the live ones re-read first if `pyproject.toml` changed
-        (`settings_reload.py`): every request calls it, so an edit applies on the next one."""
-        if self.reloader is not None:
-            self.reloader.refresh()
-        return self.loaded.settings
-
-    def chat_service(self) -> ChatService:
-        """The chat service (the write queue and the turn engine), made on first use."""
-        if self.chat is None:
-            from ..chat.service import ChatService
-
-            self.chat = ChatService(self.store, self.settings)
-        return self.chat
-
-    def area(self, name: str, make: Callable[[SynapseRuntime], Area]) -> Area:
-        """The feature area `name`'s state on this root, made by `make(root)` on first use."""
-        if name not in self.areas:
-            self.areas[name] = make(self)
-        found: Area = self.areas[name]
-        return found
-
-    async def start(self) -> None:
-        """Add the plugins' jobs to the runner and start it (start-up jobs finish first).
-
-        Two apps may share a root (each starts it in its lifespan): only the first start runs the
-        jobs, only the last matching `stop()` stops them.
-        """
-        self._starts += 1
-        if self._starts > 1:
-            return
-        try:
-            plugin_tables(self.plugins)  # a plugin table off the store's metadata fails here
-            for job in plugin_jobs(self.plugins, self):
-                self.jobs.add(job)
-                self._registered.append(job.name)
-            await self.jobs.start()
-        except BaseException:
-            await self.stop()
-            raise
-
-    async def stop(self) -> None:
-        """Stop the jobs and drain and close the write queue; the root may be started again."""
-        self._starts = max(0, self._starts - 1)
-        if self._starts:
-            return
-        await self.jobs.stop()
-        for name in self._registered:
-            self.jobs.remove(name)
-        self._registered.clear()
-        if self.chat is not None:
-            chat, self.chat = self.chat, None
-            await chat.engine.close_deps()  # the `server`-lifetime deps (chat/deps.py)
-            await anyio.to_thread.run_sync(chat.close)
-        from ..traces.provider import flush
-
-        await anyio.to_thread.run_sync(flush)  # spans waiting for the OTLP exporter go out now
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[SynapseRuntime]:
-        """`start()` on entry, `stop()` on exit."""
-        await self.start()
-        try:
-            yield self
-        finally:
-            await self.stop()
-
-    def close(self) -> None:
-        """Close the store (after `stop()`, or when the root never started)."""
-        self.store.close()
-
-    def __enter__(self) -> SynapseRuntime:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
+        return opened
 
 
-def env_files(loaded: LoadedSettings) -> list[Path]:
-    """The dotenv files discovery re-reads when they change: the project's `.env` and `env_file`."""
-    files = [loaded.project_root / '.env']
-    if loaded.settings.env_file is not None:
-        files.append(loaded.settings.env_file)
-    return files
+class Synapse(synapse.Synapse):
+    """`Synapse` (the app's front door, `runtime/synapse.py`) on the default plugins."""
 
-
-def deps_file(loaded: LoadedSettings) -> Path | None:
-    """The `pyproject.toml` whose `[tool.synapse.deps]` discovery re-reads when it changes: the
-    project's, unless the `deps` setting came from the command line or the environment."""
-    source = next((value.source for value in loaded.values if value.name == 'deps'), 'default')
-    if loaded.pyproject is None or source not in ('pyproject', 'default'):
-        return None
-    return loaded.pyproject
+    def default_plugins(self) -> pluggy.PluginManager:
+        return default_manager()

@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import anyio.to_thread
+import pluggy
 from pydantic_ai.agent import AbstractAgent
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.models import Model
@@ -30,14 +31,16 @@ from ..chat.deps import given
 from ..chat.request import ORIGINS, Origin
 from ..chat.service import lookup_target
 from ..conversations.repository import ConversationRepository
+from ..conversations.sql_store import SqlConversationStore
 from ..scope import Ref, Scope
 from ..settings import LoadedSettings, Settings, load_settings
 from ..store.ids import is_valid_id, shown_id
+from ..tasks.placers import LivePlacer, placement_of
+from ..tasks.service import task_service
+from .assembled import SynapseRuntime
 from .conversation import Conversation, ConversationNotFound, TurnSettings, WrongAgent
-from .root import SynapseRuntime
 
 if TYPE_CHECKING:
-    from ..conversations.sql_store import SqlConversationStore
     from ..tasks.events import Fired
     from .blocking import BlockingConversation
 
@@ -48,6 +51,8 @@ class Synapse:
     `project` is the folder whose `pyproject.toml` / `.env` / `SYNAPSE_*` settings apply (default:
     the current folder, as for `synapse serve`); `home`, `database_url` and `agents` override those
     settings. `discover=False` builds no catalog: agents are then passed as objects, never by slug.
+    `plugins` is the root's plugin manager; `synapse_agents.Synapse` defaults to Synapse's own
+    areas and the installed plugins (`default_plugins`, from the composition root).
     """
 
     def __init__(
@@ -60,6 +65,7 @@ class Synapse:
         demo: bool = False,
         discover: bool = True,
         settings: LoadedSettings | None = None,
+        plugins: pluggy.PluginManager | None = None,
     ) -> None:
         overrides: dict[str, Any] = {
             'home': Path(home) if home is not None else None,
@@ -73,12 +79,13 @@ class Synapse:
         self._overrides = overrides
         self._demo = demo
         self._discover = discover
+        self._plugins = plugins
         self._runtime: SynapseRuntime | None = None
         self._log_store: SqlConversationStore | None = None
 
     # -- opening and closing -------------------------------------------------------------
 
-    async def open(self) -> Synapse:
+    async def open(self) -> Self:
         """Load the settings, open (and migrate, for SQLite) the store, start the root's jobs."""
         if self._runtime is not None:
             return self
@@ -86,7 +93,12 @@ class Synapse:
         if loaded is None:
             loaded = await anyio.to_thread.run_sync(lambda: load_settings(self._overrides, cwd=self._project))
         runtime = await anyio.to_thread.run_sync(
-            lambda: SynapseRuntime.open(loaded, demo=self._demo, agents=self._discover)
+            lambda: SynapseRuntime.open(
+                loaded,
+                demo=self._demo,
+                agents=self._discover,
+                plugins=self._plugins or self.default_plugins(),
+            )
         )
         try:
             await runtime.start()
@@ -95,6 +107,11 @@ class Synapse:
             raise
         self._runtime = runtime
         return self
+
+    def default_plugins(self) -> pluggy.PluginManager:
+        """The plugin manager of a root opened without `plugins`: the composition's
+        (`synapse_agents.Synapse`, in `runtime/root.py`, gives the default plugins)."""
+        raise TypeError('pass plugins=..., or use synapse_agents.Synapse (the default plugins)')
 
     async def close(self) -> None:
         """Finish queued writes, stop the jobs and close the store (open conversations stop working)."""
@@ -106,7 +123,7 @@ class Synapse:
         finally:
             runtime.close()
 
-    async def __aenter__(self) -> Synapse:
+    async def __aenter__(self) -> Self:
         return await self.open()
 
     async def __aexit__(
@@ -127,8 +144,6 @@ class Synapse:
     def conversation_store(self) -> SqlConversationStore:
         """pydantic-ai's `ConversationStore` on this Synapse's database (see docs/conversation-store.md)."""
         if self._log_store is None:
-            from ..conversations.sql_store import SqlConversationStore
-
             self._log_store = SqlConversationStore(self.runtime.store)
         return self._log_store
 
@@ -208,8 +223,6 @@ class Synapse:
         The same event on the same subject in the same tenant within an agent's debounce window
         runs once. Returns the tasks it queued and the queued ones it folded into; a bad name,
         scope or context raises `TaskError` before anything is stored."""
-        from ..tasks.service import task_service
-
         service = task_service(self.runtime)
         return await anyio.to_thread.run_sync(
             lambda: service.fire(event, tenant=tenant, subject=subject, context=context)
@@ -225,8 +238,6 @@ class Synapse:
     ) -> Fired:
         """The blocking twin of `fire` (for signal handlers and scripts); opens this Synapse on a
         private event loop thread when it is not open yet."""
-        from ..tasks.service import task_service
-
         if self._runtime is None:
             from .blocking import open_blocking
 
@@ -236,7 +247,6 @@ class Synapse:
     def placer(self, name: str) -> Callable[..., Fired | None]:
         """A signal receiver that asks the placer `name` (the `placers` setting) what an app object
         fires, and fires it: `post_save.connect(syn.placer('file_uploaded'), sender=File)`."""
-        from ..tasks.placers import LivePlacer, placement_of
 
         def placers() -> dict[str, str]:
             runtime = self._runtime

@@ -15,7 +15,7 @@ from ..targets.target import TurnTarget
 from .errors import TaskError, field_error
 
 if TYPE_CHECKING:
-    from ..runtime.root import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
 
 
 async def target_for(runtime: SynapseRuntime, key: str) -> TurnTarget:

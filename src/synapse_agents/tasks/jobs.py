@@ -16,7 +16,7 @@ from .service import task_service
 from .workers import republish_stale
 
 if TYPE_CHECKING:
-    from ..runtime.root import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
 
 REPUBLISH_SECONDS = 60.0
 

@@ -41,7 +41,7 @@ from .steps import StepLog, TaskSteps, snippet
 from .tables import AgentTask, unreadable_context
 
 if TYPE_CHECKING:
-    from ..runtime.root import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
 
 logger = logging.getLogger('synapse.tasks')
 

@@ -25,7 +25,7 @@ from .tables import AgentTask
 from .workers import Dispatcher, InProcessWorker, LocalDispatcher
 
 if TYPE_CHECKING:
-    from ..runtime.root import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
 
 AREA = 'tasks'
 

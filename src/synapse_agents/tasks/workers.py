@@ -26,7 +26,7 @@ from . import queue
 from .runner import run_task
 
 if TYPE_CHECKING:
-    from ..runtime.root import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
 
 logger = logging.getLogger('synapse.tasks')
 

@@ -1,15 +1,22 @@
-"""The FastAPI application factory."""
+"""The FastAPI application factory, and the API contract it makes (its OpenAPI document)."""
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
-from .. import __version__
-from ..plugins.manager import plugin_dashboard_areas, plugin_routers
+from .._version import __version__
+from ..plugins.defaults import DEFAULT_PLUGINS
+from ..plugins.manager import plugin_dashboard_areas, plugin_manager, plugin_routers
+from ..settings import load_settings
+from ..store import Store
 from .access import AccessMiddleware, AccessPolicy, policy_for
 from .context import SynapseContext
 from .errors import install_error_handlers
@@ -72,3 +79,28 @@ def create_app(context: SynapseContext, *, access: AccessPolicy | None = None) -
     app.add_middleware(AccessMiddleware, policy=policy)
     app.add_middleware(SecurityHeadersMiddleware)
     return app
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document of an app with default settings (the schema depends on no setting).
+
+    Only Synapse's own routes: an installed plugin's routes are not part of the contract.
+    `scripts/export_openapi.py` (`make api-types`) writes it to `frontend/openapi.json`, from which
+    the dashboard's TypeScript types are generated (docs/api.md); tests/unit/test_api_contract.py
+    fails when the committed file is not what the app generates now.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / 'pyproject.toml').write_text('[project]\nname = "contract"\n')
+        loaded = load_settings({'database_url': 'sqlite://'}, cwd=root, load_dotenv=False)
+        store = Store.open('sqlite://', root / 'attachments')
+        try:
+            manager = plugin_manager(DEFAULT_PLUGINS, entry_points=False)
+            return create_app(SynapseContext(loaded=loaded, store=store, plugins=manager)).openapi()
+        finally:
+            store.close()
+
+
+def openapi_json() -> str:
+    """`openapi_document()` as the committed file holds it: indented, UTF-8, a final newline."""
+    return json.dumps(openapi_document(), indent=2, ensure_ascii=False) + '\n'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from ..runtime.root import SynapseRuntime
+from ..runtime.assembled import SynapseRuntime
 
 SynapseContext = SynapseRuntime
 """The web layer's name for the root it serves: settings, store, catalog, chat service, plugins."""

@@ -36,7 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..corrupt import CorruptRow
 from ..store.ids import is_valid_id, shown_id
-from .hardening import SECURITY_HEADERS
+from .headers import SECURITY_HEADERS
 
 logger = logging.getLogger('synapse.web')
 

@@ -6,21 +6,10 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-# No inline script anywhere: the dashboard's theme bootstrap is a file of its own. Inline style
-# attributes stay allowed because UI primitives position popovers with them.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: blob:; media-src 'self' blob:; font-src 'self' data:; connect-src 'self'; "
-    "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
-)
+from .errors import error_response
+from .headers import CONTENT_SECURITY_POLICY, SECURITY_HEADERS
 
-SECURITY_HEADERS = {
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-    'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'Cross-Origin-Opener-Policy': 'same-origin',
-}
+__all__ = ['CONTENT_SECURITY_POLICY', 'SECURITY_HEADERS', 'BodyLimitMiddleware', 'SecurityHeadersMiddleware']
 
 
 class SecurityHeadersMiddleware:
@@ -67,8 +56,6 @@ class BodyLimitMiddleware:
         if scope['type'] != 'http':
             await self.app(scope, receive, send)
             return
-        from .errors import error_response
-
         if _has_nul(scope):
             await error_response(400, 'NUL characters are not accepted in URLs.')(scope, receive, send)
             return

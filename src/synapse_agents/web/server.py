@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .. import __version__
+from .._version import __version__
 from .._words import plural
 from ..runtime.root import DEMO_TARGET, SynapseRuntime, env_files
 from ..settings import LoadedSettings

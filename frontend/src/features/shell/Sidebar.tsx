@@ -1,6 +1,7 @@
-// The app shell's left column: navigation, recent conversations, agents, version and theme.
+// The app shell's left column: the areas GET /api/extensions lists, recent conversations, agents,
+// version and theme.
 // Docked beside the content, or inside the drawer on a narrow window (see Shell).
-import { Bot, CalendarClock, Database, GitFork, History, LayoutGrid, PanelLeftClose, PanelLeftOpen, Wallet } from '@/components/icons'
+import { Bot, PanelLeftClose, PanelLeftOpen } from '@/components/icons'
 import type { ReactNode } from 'react'
 import { NavLink } from 'react-router'
 import { cn } from '@/lib/cn'
@@ -10,25 +11,34 @@ import { agentPath } from '@/features/conversations/paths'
 import { Logo } from './Logo'
 import { RecentConversations } from './RecentConversations'
 import { ThemeMenu } from './ThemeMenu'
+import { type NavArea, useNavAreas } from './WorkspaceNav'
 
-function NavItem({ to, icon, label, collapsed, end }: { to: string; icon: ReactNode; label: string; collapsed: boolean; end?: boolean }) {
-  const link = (
-    <NavLink
-      to={to}
-      end={end}
-      aria-label={collapsed ? label : undefined}
-      className={({ isActive }) =>
-        cn(
-          'flex h-8 items-center gap-2 rounded-md px-2 text-[13px] text-muted-foreground transition-colors hover:bg-accent hover:text-foreground [&_svg]:size-4 [&_svg]:shrink-0',
-          isActive && 'bg-accent font-medium text-foreground',
-          collapsed && 'w-8 justify-center px-0',
-        )
-      }
-    >
+const NAV_ITEM =
+  'flex h-8 items-center gap-2 rounded-md px-2 text-[13px] text-muted-foreground transition-colors hover:bg-accent hover:text-foreground [&_svg]:size-4 [&_svg]:shrink-0'
+
+/** One area of the nav: a dashboard route, or (a plugin's area) a link to the page it serves. */
+function NavItem({ area: { to, href, end, icon, label }, collapsed }: { area: NavArea; collapsed: boolean }) {
+  const content: ReactNode = (
+    <>
       {icon}
       {!collapsed && <span className="truncate">{label}</span>}
-    </NavLink>
+    </>
   )
+  const link =
+    to === undefined ? (
+      <a href={href} aria-label={collapsed ? label : undefined} className={cn(NAV_ITEM, collapsed && 'w-8 justify-center px-0')}>
+        {content}
+      </a>
+    ) : (
+      <NavLink
+        to={to}
+        end={end}
+        aria-label={collapsed ? label : undefined}
+        className={({ isActive }) => cn(NAV_ITEM, isActive && 'bg-accent font-medium text-foreground', collapsed && 'w-8 justify-center px-0')}
+      >
+        {content}
+      </NavLink>
+    )
   return collapsed ? (
     <Tooltip content={label} side="right">
       {link}
@@ -96,6 +106,7 @@ function Footer({ collapsed }: { collapsed: boolean }) {
 export function Sidebar({ collapsed, onToggle, drawer = false }: { collapsed: boolean; onToggle: () => void; drawer?: boolean }) {
   const ToggleIcon = collapsed ? PanelLeftOpen : PanelLeftClose
   const action = drawer ? 'Close' : collapsed ? 'Expand' : 'Collapse'
+  const areas = useNavAreas()
   return (
     <aside
       aria-label="Sidebar"
@@ -125,12 +136,9 @@ export function Sidebar({ collapsed, onToggle, drawer = false }: { collapsed: bo
         </Tooltip>
       </div>
       <nav aria-label="Workspace" className={cn('space-y-0.5 px-2', collapsed && 'flex flex-col items-center')}>
-        <NavItem to="/" end icon={<LayoutGrid />} label="Agents" collapsed={collapsed} />
-        <NavItem to="/history" icon={<History />} label="History" collapsed={collapsed} />
-        <NavItem to="/registry" icon={<Database />} label="Registry" collapsed={collapsed} />
-        <NavItem to="/spend" icon={<Wallet />} label="Spend" collapsed={collapsed} />
-        <NavItem to="/tasks" icon={<CalendarClock />} label="Tasks" collapsed={collapsed} />
-        <NavItem to="/traces" icon={<GitFork />} label="Traces" collapsed={collapsed} />
+        {areas.map((area) => (
+          <NavItem key={area.name} area={area} collapsed={collapsed} />
+        ))}
       </nav>
       <div className="mt-4 min-h-0 flex-1 space-y-5 overflow-y-auto px-2 pb-3">
         {!collapsed && (

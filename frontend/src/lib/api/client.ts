@@ -6,6 +6,7 @@ import type {
   ConversationRow,
   ConversationsResponse,
   DeleteResult,
+  Extensions,
   Health,
   ModelsResponse,
   ModelToolsAnswer,
@@ -78,6 +79,7 @@ const enc = encodeURIComponent
 
 export const api = {
   health: () => request<Health>('/api/health'),
+  extensions: () => request<Extensions>('/api/extensions'),
   agents: () => request<AgentsResponse>('/api/agents'),
   agent: (slug: string) => request<AgentInfo>(`/api/agents/${enc(slug)}`),
   modelTools: (slug: string) => request<ModelToolsAnswer>(`/api/agents/${enc(slug)}/model-tools`),

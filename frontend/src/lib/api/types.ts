@@ -132,3 +132,5 @@ export type RegistryTools = Sent<Schemas['RegistryToolList']>
 // -- the server -----------------------------------------------------------------------------
 
 export type Health = Schemas['Health']
+export type DashboardArea = Sent<Schemas['DashboardAreaInfo']>
+export type Extensions = Sent<Schemas['Extensions']>

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ...chat.request import Origin
+from ...chat.service import AgentLookupError, find_agent
 from ...conversations.forks import ConversationNotFound, NotAUserMessage, TurnInFlight
 from ...conversations.history import PAGE_SIZE, ConversationFilters, ScopeFilter
 from ...conversations.repository import ConversationRepository
@@ -174,8 +175,6 @@ async def conversation(conversation_id: str, context: Context) -> Thread:
 
 
 async def _agent_facts(context: SynapseContext, slug: str) -> dict[str, bool]:
-    from ...chat.service import AgentLookupError, find_agent
-
     try:
         found = await find_agent(context, slug)
     except AgentLookupError:

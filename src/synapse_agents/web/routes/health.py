@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Engine, select
 from starlette.concurrency import run_in_threadpool
 
-from ... import __version__
+from ..._version import __version__
 from ...discovery import degraded_features
 from ...store import current_revision, head_revision
 from ...store.schema import Base

@@ -1,0 +1,3 @@
+"""The version of Synapse (hatch reads it from here)."""
+
+__version__ = '0.1.0'

@@ -1,0 +1,32 @@
+"""Accounting as a plugin: the spend and limits routes, `synapse spend`, `synapse limits` and the
+dashboard's Spend area."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import typer
+from fastapi import APIRouter
+
+from ..plugins.hookspecs import DashboardArea, hookimpl
+from .cli import limits_app, spend_app
+from .routes import router
+
+
+@hookimpl
+def register_routes() -> Sequence[APIRouter]:
+    """Spend and spending limits."""
+    return [router]
+
+
+@hookimpl
+def register_dashboard_areas() -> Sequence[DashboardArea]:
+    """Spend."""
+    return [DashboardArea(name='spend', path='/spend', label='Spend')]
+
+
+@hookimpl
+def register_commands(cli: typer.Typer) -> None:
+    """`synapse spend` and `synapse limits`."""
+    cli.add_typer(spend_app, name='spend')
+    cli.add_typer(limits_app, name='limits')

@@ -1,0 +1,30 @@
+"""The registry as a plugin: its routes, `synapse registry` and the dashboard's Registry area."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import typer
+from fastapi import APIRouter
+
+from ..plugins.hookspecs import DashboardArea, hookimpl
+from .cli import registry_app
+from .routes import router
+
+
+@hookimpl
+def register_routes() -> Sequence[APIRouter]:
+    """Providers, models, presets, tones, configured agents, tools and the stored settings."""
+    return [router]
+
+
+@hookimpl
+def register_dashboard_areas() -> Sequence[DashboardArea]:
+    """Registry."""
+    return [DashboardArea(name='registry', path='/registry', label='Registry')]
+
+
+@hookimpl
+def register_commands(cli: typer.Typer) -> None:
+    """`synapse registry`."""
+    cli.add_typer(registry_app, name='registry')

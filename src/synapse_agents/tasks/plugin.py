@@ -1,0 +1,43 @@
+"""Tasks as a plugin: the task routes, `synapse tasks`, `synapse worker`, `synapse scheduler`, the
+scheduler's and in-process worker's jobs, and the dashboard's Tasks area."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+from fastapi import APIRouter
+
+from ..plugins.hookspecs import DashboardArea, Job, Root, hookimpl
+from .cli import tasks_app
+from .jobs import task_jobs
+from .processes import scheduler_command, worker_command
+from .routes import router
+
+
+@hookimpl
+def register_routes() -> Sequence[APIRouter]:
+    """Standing agents, their tasks and events."""
+    return [router]
+
+
+@hookimpl
+def register_dashboard_areas() -> Sequence[DashboardArea]:
+    """Tasks."""
+    return [DashboardArea(name='tasks', path='/tasks', label='Tasks')]
+
+
+@hookimpl
+def register_jobs(runtime: Root) -> Sequence[Job]:
+    """On a root doing the background work: the scheduler's tick, the sweep, the in-process worker."""
+    root: Any = runtime  # the task area's functions still name the root's concrete class
+    return task_jobs(root)
+
+
+@hookimpl
+def register_commands(cli: typer.Typer) -> None:
+    """`synapse tasks`, `synapse worker` and `synapse scheduler`."""
+    cli.add_typer(tasks_app, name='tasks')
+    cli.command('worker')(worker_command)
+    cli.command('scheduler')(scheduler_command)

@@ -1,0 +1,30 @@
+"""Traces as a plugin: the trace routes, `synapse traces` and the dashboard's Traces area."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import typer
+from fastapi import APIRouter
+
+from ..plugins.hookspecs import DashboardArea, hookimpl
+from .cli import traces_app
+from .routes import router
+
+
+@hookimpl
+def register_routes() -> Sequence[APIRouter]:
+    """The traces of runs and turns."""
+    return [router]
+
+
+@hookimpl
+def register_dashboard_areas() -> Sequence[DashboardArea]:
+    """Traces."""
+    return [DashboardArea(name='traces', path='/traces', label='Traces')]
+
+
+@hookimpl
+def register_commands(cli: typer.Typer) -> None:
+    """`synapse traces`."""
+    cli.add_typer(traces_app, name='traces')

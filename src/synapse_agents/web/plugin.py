@@ -1,0 +1,17 @@
+"""The web layer's own routes as a plugin: sign-in, the API docs, health and `GET /api/extensions`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fastapi import APIRouter
+
+from ..plugins.hookspecs import hookimpl
+from . import api_docs, login
+from .routes import extensions, health
+
+
+@hookimpl
+def register_routes() -> Sequence[APIRouter]:
+    """Sign-in, the API docs, `GET /api/health` and `GET /api/extensions`."""
+    return [login.router, api_docs.router, health.router, extensions.router]

@@ -1,0 +1,84 @@
+"""Synapse's own areas are plugins: one plugin module an area, listed once in plugins/defaults.py,
+asked before any installed plugin and in the list's order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from fastapi import APIRouter
+
+from synapse_agents.plugins import DashboardArea, Job, hookimpl
+from synapse_agents.plugins.defaults import DEFAULT_PLUGINS, default_manager
+from synapse_agents.plugins.manager import _answers, plugin_dashboard_areas, plugin_manager, plugin_names
+from synapse_agents.runtime.maintenance import HEARTBEAT_JOB, SWEEP_JOB
+from synapse_agents.runtime.root import SynapseRuntime
+from synapse_agents.settings import load_settings
+from synapse_agents.store import Store
+
+
+def test_each_default_plugin_is_the_plugin_module_of_one_package() -> None:
+    names = [plugin.__name__ for plugin in DEFAULT_PLUGINS]
+    assert all(name.startswith('synapse_agents.') and name.endswith('.plugin') for name in names)
+    packages = [name.rsplit('.', 1)[0] for name in names]
+    assert len(set(packages)) == len(packages)
+
+
+def test_each_built_in_area_is_registered_by_its_own_plugin() -> None:
+    owners = {
+        area.name: name
+        for name, answer in _answers(default_manager(), 'register_dashboard_areas')
+        for area in answer or []
+    }
+    assert owners == {
+        'agents': 'synapse_agents.chat.plugin',
+        'history': 'synapse_agents.chat.plugin',
+        'registry': 'synapse_agents.registry.plugin',
+        'spend': 'synapse_agents.accounting.plugin',
+        'tasks': 'synapse_agents.tasks.plugin',
+        'traces': 'synapse_agents.traces.plugin',
+    }
+    assert plugin_names(default_manager()) == plugin_names(plugin_manager((), entry_points=True))
+
+
+class Eager:
+    """A plugin asking to be called first: it still comes after Synapse's own areas."""
+
+    @hookimpl(tryfirst=True)
+    def register_dashboard_areas(self) -> Sequence[DashboardArea]:
+        return [DashboardArea(name='eager', path='/eager', label='Eager')]
+
+    @hookimpl(tryfirst=True)
+    def register_routes(self) -> Sequence[APIRouter]:
+        return [APIRouter(prefix='/eager')]
+
+    @hookimpl(tryfirst=True)
+    def register_jobs(self) -> Sequence[Job]:
+        return [Job('eager', lambda: None)]
+
+
+def test_an_installed_plugin_comes_after_the_default_ones_even_when_it_asks_to_be_first(
+    tmp_path: Path,
+) -> None:
+    manager = plugin_manager(DEFAULT_PLUGINS, entry_points=False)
+    manager.register(Eager(), name='eager')
+    assert [area.name for area in plugin_dashboard_areas(manager)] == [
+        'agents',
+        'history',
+        'registry',
+        'spend',
+        'tasks',
+        'traces',
+        'eager',
+    ]
+    assert [name for name, _ in _answers(manager, 'register_routes')][-1] == 'eager'
+    store = Store.open('sqlite://', tmp_path / 'attachments')
+    try:
+        runtime = SynapseRuntime(loaded=load_settings(), store=store, plugins=manager)
+        jobs = [
+            job.name for _, answer in _answers(manager, 'register_jobs', runtime=runtime) for job in answer
+        ]
+        assert jobs[:2] == [SWEEP_JOB, HEARTBEAT_JOB]
+        assert jobs[-1] == 'eager'
+    finally:
+        store.close()
