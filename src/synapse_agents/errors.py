@@ -1,17 +1,58 @@
-"""The errors spending control raises: a limit refused a model call, or the app's credits ran out.
+"""Every error Synapse raises on purpose, in one place: `from synapse_agents.errors import ...`.
 
-Both are final: pydantic-ai never retries them (they are not `ModelHTTPError`s, and no retrying
-transport or fallback model sees them), so the turn ends with an error card naming the cause. A
-provider's 429 stays what it is, a retryable `ModelHTTPError`.
+Each is a `SynapseError` and also the built-in kind it is (`ConversationNotFound` is a
+`LookupError`, `WrongAgent` a `ValueError`, ...), so code that caught the built-in keeps working.
+They say what went wrong in the domain's words; a front door decides what each means on its wire
+(the HTTP API's statuses and codes: `web/errors.py`; the CLI's exit codes). This module imports
+nothing of Synapse, so any floor may raise them.
+
+Spending errors (`SpendingLimitExceeded`, `OutOfCredits`) are final: pydantic-ai never retries them
+(they are not `ModelHTTPError`s, and no retrying transport or fallback model sees them), so the turn
+ends with an error card naming the cause. A provider's 429 stays what it is, a retryable
+`ModelHTTPError`.
 """
 
 from __future__ import annotations
 
 import difflib
 from decimal import Decimal
+from typing import Any
+
+__all__ = [
+    'AgentAccessDenied',
+    'AgentLookupError',
+    'ApprovalPending',
+    'AttachmentsNotSaved',
+    'ConversationNotFound',
+    'CorruptRow',
+    'DecisionsInvalid',
+    'DepsRejected',
+    'InvalidScope',
+    'NotAUserMessage',
+    'NotAwaiting',
+    'OutOfCredits',
+    'ScopeMismatch',
+    'SpendingError',
+    'SpendingLimitExceeded',
+    'StoreNotReady',
+    'SynapseError',
+    'TaskError',
+    'TurnInFlight',
+    'TurnInvalid',
+    'TurnNotStored',
+    'UnknownAgent',
+    'WrongAgent',
+]
 
 
-class UnknownAgent(LookupError):
+class SynapseError(Exception):
+    """The base of every error Synapse raises on purpose."""
+
+
+# -- agents ------------------------------------------------------------------------------------
+
+
+class UnknownAgent(SynapseError, LookupError):
     """No agent with that slug was discovered; the message names the closest known ones."""
 
     @classmethod
@@ -31,7 +72,135 @@ class UnknownAgent(LookupError):
         return cls(f'No agent with slug {slug!r}: discovery found no agents.')
 
 
-class SpendingError(Exception):
+class AgentAccessDenied(SynapseError, PermissionError):
+    """A configured agent's `access` does not admit the conversation's tenant or actor."""
+
+
+class AgentLookupError(SynapseError):
+    """The agents could not be looked up: the catalog could not be scanned (an agent module failed
+    to build), or the registry could not be read."""
+
+
+# -- conversations and scopes ------------------------------------------------------------------
+
+
+class ConversationNotFound(SynapseError, LookupError):
+    """No stored conversation has that id."""
+
+
+class WrongAgent(SynapseError, ValueError):
+    """The stored conversation belongs to another agent."""
+
+
+class InvalidScope(SynapseError, ValueError):
+    """A scope part that is not a `(type, id)` pair of non-empty strings of at most 255 characters,
+    with no colon in the type."""
+
+
+class ScopeMismatch(SynapseError):
+    """A conversation was continued with a tenant or subject other than the ones it was opened with."""
+
+
+class NotAUserMessage(SynapseError, ValueError):
+    """A fork's message is not a user message of the source conversation."""
+
+
+class TurnInFlight(SynapseError, RuntimeError):
+    """A fork would copy a row that is still being written (a turn in flight)."""
+
+
+# -- turns -------------------------------------------------------------------------------------
+
+
+class TurnInvalid(SynapseError, ValueError):
+    """A turn request that cannot start a turn; `fields` names the inputs at fault, when known."""
+
+    def __init__(self, message: str, *, fields: list[dict[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields = fields
+
+
+class DepsRejected(TurnInvalid):
+    """Deps values a turn cannot run with: a `code` (`deps_invalid`, `deps_required`,
+    `deps_unexpected`) and the field's `location`."""
+
+    def __init__(self, message: str, *, code: str = 'deps_invalid', location: str = 'body.deps') -> None:
+        super().__init__(message, fields=[{'location': location, 'message': message}])
+        self.code = code
+        self.location = location
+
+
+class AttachmentsNotSaved(SynapseError, RuntimeError):
+    """The disk refused a turn's uploads (`full`: no space left); the files written are removed."""
+
+    def __init__(self, message: str, *, full: bool) -> None:
+        super().__init__(message)
+        self.full = full
+
+
+class TurnNotStored(SynapseError, RuntimeError):
+    """A turn ended without its rows being stored (the store refused them)."""
+
+
+# -- tool calls that wait for a person ---------------------------------------------------------
+
+
+class ApprovalPending(SynapseError, RuntimeError):
+    """The conversation waits for decisions on tool calls; only their answers continue it."""
+
+
+class NotAwaiting(SynapseError, RuntimeError):
+    """No tool call of the conversation waits for a decision (or they were decided elsewhere)."""
+
+
+class DecisionsInvalid(SynapseError, ValueError):
+    """Decisions that cannot be read, or that do not answer the calls that wait."""
+
+
+# -- the store ---------------------------------------------------------------------------------
+
+
+class CorruptRow(SynapseError):
+    """A stored row holds a value Synapse cannot use: `table`, the row's `row_id`, and what is wrong
+    (edited by hand, or damaged; see `corrupt.py`)."""
+
+    def __init__(self, table: str, row_id: str, detail: str) -> None:
+        self.table = table
+        self.row_id = row_id
+        self.detail = detail
+        super().__init__(self.words(table, row_id, detail))
+
+    @staticmethod
+    def words(table: str, row_id: str, detail: str) -> str:
+        """The words naming a damaged row: `agent_tasks 0193...: context is not JSON (...)`."""
+        return f'{table} {row_id}: {detail}'
+
+
+class StoreNotReady(SynapseError, RuntimeError):
+    """The database schema is not at the revision this version of Synapse needs (the message names
+    the command that brings it there)."""
+
+
+# -- tasks -------------------------------------------------------------------------------------
+
+
+class TaskError(SynapseError):
+    """A refusal of the task services: words a user can act on, the fields at fault, and its kind
+    as an HTTP-style `status` (404 nothing with that id, 409 the task's state forbids it, 422 the
+    input) that the HTTP API answers with and the CLI turns into an exit code."""
+
+    def __init__(self, status: int, message: str, *, fields: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.fields = fields or []
+
+
+# -- spending ----------------------------------------------------------------------------------
+
+
+class SpendingError(SynapseError):
     """A model call refused before it was made, for money reasons."""
 
 
