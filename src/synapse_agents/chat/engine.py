@@ -54,7 +54,7 @@ from .deferred import (
 from .deps import ServerDeps
 from .prepared import PreparedTurn
 from .replay import load_history, paused_history
-from .request import TurnRequest
+from .request import InputLimits, TurnRequest, check_input
 from .sub_agents import followers
 from .turn import DepsUnavailable, TurnStream, remove_files
 
@@ -94,6 +94,7 @@ class ChatEngine:
 
     async def prepare(self, turn: TurnRequest) -> PreparedTurn:
         """Check the request and load what the run needs; raises `TurnRejected` for a 4xx answer."""
+        check_input(turn, InputLimits.of(self.settings))  # every front door's input, one way
         target = turn.target
         history: list[ModelMessage] = []
         new_conversation = turn.conversation_id is None

@@ -15,6 +15,8 @@ from typing import Any, Literal, get_args
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.usage import UsageLimits
 
+from .._storable import text_flaw
+from ..errors import TurnInvalid
 from ..scope import Scope
 from ..store.ids import is_valid_id
 from ..targets.target import TurnTarget
@@ -81,3 +83,90 @@ class TurnRequest:
             raise ValueError(f'scope: expected a Scope, got {type(self.scope).__name__}.')
         if self.parent_run_id is not None and not is_valid_id(self.parent_run_id):
             raise ValueError(f'parent_run_id: {self.parent_run_id!r:.80} is not a run id.')
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """How much a turn may carry (the `max_message_chars`, `max_attachments` and
+    `attachments_max_bytes` settings)."""
+
+    max_message_chars: int = 100_000
+    max_attachments: int = 10
+    attachments_max_bytes: int = 20 * 1024 * 1024
+
+    @classmethod
+    def of(cls, settings: Any) -> InputLimits:
+        return cls(settings.max_message_chars, settings.max_attachments, settings.attachments_max_bytes)
+
+
+def _invalid(name: str, message: str, problem: str) -> TurnInvalid:
+    return TurnInvalid(message, fields=[{'location': f'body.{name}', 'message': problem}])
+
+
+def check_text(
+    message: str,
+    *,
+    conversation_id: str | None = None,
+    model_id: str | None = None,
+    file_names: Sequence[str] = (),
+    limits: InputLimits,
+) -> None:
+    """A turn's text and files as every front door sends them, checked before anything is stored:
+    `TurnInvalid` names the field (a message too long, a NUL, a lone surrogate, too many files)."""
+    if len(message) > limits.max_message_chars:
+        raise _invalid(
+            'message',
+            f'message: {len(message)} characters is more than the {limits.max_message_chars} accepted.',
+            'Too long',
+        )
+    for name, value in (('message', message), ('conversation_id', conversation_id or '')):
+        if '\x00' in value:  # never meaningful, and PostgreSQL cannot store or compare it
+            raise _invalid(name, f'{name}: NUL characters are not accepted.', 'NUL character')
+    # A file name's NUL is sanitised away like any other unsafe character; text is refused.
+    texts = [('message', message, True), ('model', model_id or '', True)]
+    texts += [('attachments', file_name, False) for file_name in file_names]
+    for name, value, nul in texts:
+        problem = text_flaw(value, nul=nul)  # a form part in UTF-7 can decode to a lone surrogate
+        if problem is not None:
+            raise _invalid(name, f'{name}: {problem}.', problem)
+    if len(file_names) > limits.max_attachments:
+        raise _invalid(
+            'attachments',
+            f'attachments: {len(file_names)} files is more than the {limits.max_attachments} '
+            'a message may carry.',
+            'Too many files',
+        )
+
+
+def check_content(message: str, files: int, *, decisions: bool) -> None:
+    """What a turn sends: a message or files, or decisions alone (`TurnInvalid` otherwise)."""
+    if decisions and (message.strip() or files):
+        raise _invalid(
+            'decisions',
+            'decisions: send them without a message or files; the turn resumes the paused run.',
+            'Sent with a message',
+        )
+    if not decisions and not message.strip() and not files:
+        raise _invalid('message', 'message: send a message or at least one attachment.', 'Field required')
+
+
+def check_input(turn: TurnRequest, limits: InputLimits) -> None:
+    """Every check of `check_text` and `check_content`, and each file's size (the engine's, for
+    every front door)."""
+    if not isinstance(turn.message, str):
+        raise TypeError(f'message: expected a string, got {type(turn.message).__name__}.')
+    check_text(
+        turn.message,
+        conversation_id=turn.conversation_id,
+        model_id=turn.model_id,
+        file_names=[upload.name for upload in turn.uploads],
+        limits=limits,
+    )
+    for upload in turn.uploads:
+        if len(upload.data) > limits.attachments_max_bytes:
+            raise _invalid(
+                'attachments',
+                f'{upload.name} is larger than {limits.attachments_max_bytes} bytes.',
+                'Too large',
+            )
+    check_content(turn.message, len(turn.uploads), decisions=turn.decisions is not None)

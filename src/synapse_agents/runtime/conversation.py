@@ -86,9 +86,6 @@ class TurnSettings:
     usage_limits: UsageLimits | None = None
     capabilities: Sequence[AbstractCapability[Any]] = ()
     origin: Origin = 'app'
-    max_message_chars: int = 100_000
-    max_attachments: int = 10
-    attachments_max_bytes: int = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -301,30 +298,13 @@ class Conversation:
         )
 
     def _uploads(self, message: str, attachments: Sequence[Attachment]) -> list[Upload]:
-        """The files as uploads, checked like the playground's (before anything is stored)."""
-        settings = self._settings
+        """The files as uploads. The engine checks the turn like the playground's, before anything is
+        stored (`chat/request.py`: `ValueError`s, `TurnInvalid`, naming the field)."""
         if not isinstance(message, str):
             raise TypeError(f'message: expected a string, got {type(message).__name__}.')
-        if '\x00' in message:
-            raise ValueError('message: NUL characters are not accepted.')
-        if len(message) > settings.max_message_chars:
-            raise ValueError(
-                f'message: {len(message)} characters is more than the {settings.max_message_chars} accepted.'
-            )
         if isinstance(attachments, str | Path | BinaryContent):
             raise TypeError('attachments: expected a list of files, got a single one.')
-        if len(attachments) > settings.max_attachments:
-            raise ValueError(
-                f'attachments: {len(attachments)} files is more than the '
-                f'{settings.max_attachments} a message may carry.'
-            )
-        uploads = [_upload(item) for item in attachments]
-        for upload in uploads:
-            if len(upload.data) > settings.attachments_max_bytes:
-                raise ValueError(f'{upload.name} is larger than {settings.attachments_max_bytes} bytes.')
-        if not message.strip() and not uploads:
-            raise ValueError('message: send a message or at least one attachment.')
-        return uploads
+        return [_upload(item) for item in attachments]
 
     def __repr__(self) -> str:
         model = self._settings.model

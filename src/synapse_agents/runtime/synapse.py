@@ -185,9 +185,6 @@ class Synapse:
             usage_limits=usage_limits,
             capabilities=tuple(capabilities),
             origin=origin,
-            max_message_chars=runtime.settings.max_message_chars,
-            max_attachments=runtime.settings.max_attachments,
-            attachments_max_bytes=runtime.settings.attachments_max_bytes,
         )
         if id is not None:
             scope = await self._continued_scope(id, target.slug, scope)

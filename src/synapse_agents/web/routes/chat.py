@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from ..._storable import Unreadable, loads, text_flaw
+from ..._storable import Unreadable, loads
 from ...chat.attachments import Upload
 from ...chat.deferred import Decisions, DecisionsInvalid, read_decisions
 from ...chat.engine import TurnRejected
-from ...chat.request import TurnRequest
+from ...chat.request import InputLimits, TurnRequest, check_content, check_text
 from ...chat.service import AgentLookupError, current_snapshot, find_agent, target_for
+from ...errors import TurnInvalid
 from ...targets.deps_values import DepsRejected, parse_values
 from ...targets.model_choice import selectable_models
 from ...targets.target import TurnTarget
@@ -127,53 +129,24 @@ async def chat(
 ) -> StreamingResponse:
     """Send a message; the answer streams back as the Vercel AI UI message stream."""
     files = [*(attachments or []), *(attachments_brackets or [])]
-    settings = context.settings
-    if len(message) > settings.max_message_chars:
-        raise ApiError(
-            422,
-            f'message: {len(message)} characters is more than the {settings.max_message_chars} accepted.',
-            fields=[{'location': 'body.message', 'message': 'Too long'}],
+    limits = InputLimits.of(context.settings)
+    # The engine checks the turn again (`chat/request.py`); here first, so the answer is the same
+    # whatever else is wrong with the request (an unknown agent, a file too large to read).
+    _refused_as_422(
+        lambda: check_text(
+            message,
+            conversation_id=conversation_id,
+            model_id=model,
+            file_names=[file.filename or '' for file in files],
+            limits=limits,
         )
-    for name, value in (('message', message), ('conversation_id', conversation_id or '')):
-        if '\x00' in value:  # never meaningful, and PostgreSQL cannot store or compare it
-            raise ApiError(
-                422,
-                f'{name}: NUL characters are not accepted.',
-                fields=[{'location': f'body.{name}', 'message': 'NUL character'}],
-            )
-    # A file name's NUL is sanitised away like any other unsafe character; text is refused.
-    texts = [('message', message, True), ('model', model or '', True)]
-    texts += [('attachments', file.filename or '', False) for file in files]
-    for name, value, nul in texts:
-        problem = text_flaw(value, nul=nul)  # a form part in UTF-7 can decode to a lone surrogate
-        if problem is not None:
-            raise ApiError(
-                422, f'{name}: {problem}.', fields=[{'location': f'body.{name}', 'message': problem}]
-            )
-    if len(files) > settings.max_attachments:
-        raise ApiError(
-            422,
-            f'attachments: {len(files)} files is more than the {settings.max_attachments} '
-            'a message may carry.',
-            fields=[{'location': 'body.attachments', 'message': 'Too many files'}],
-        )
+    )
     answers = _read_decisions(decisions)
     try:
         deps_values = parse_values(deps)
     except DepsRejected as exc:
         raise ApiError(exc.status, exc.message, code=exc.code, fields=exc.fields) from exc
-    if answers is not None and (message.strip() or files):
-        raise ApiError(
-            422,
-            'decisions: send them without a message or files; the turn resumes the paused run.',
-            fields=[{'location': 'body.decisions', 'message': 'Sent with a message'}],
-        )
-    if answers is None and not message.strip() and not files:
-        raise ApiError(
-            422,
-            'message: send a message or at least one attachment.',
-            fields=[{'location': 'body.message', 'message': 'Field required'}],
-        )
+    _refused_as_422(lambda: check_content(message, len(files), decisions=answers is not None))
     setup_error: BaseException | None = None
     try:
         target = target_for(await _found(context, slug))
@@ -202,6 +175,8 @@ async def chat(
     except TurnRejected as exc:
         extra = {'fields': exc.fields} if exc.fields else {}
         raise ApiError(exc.status, exc.message, code=exc.code, **extra) from exc
+    except TurnInvalid as exc:
+        raise _invalid(exc) from exc
     if setup_error is not None:
         prepared.setup_error = setup_error
     return StreamingResponse(
@@ -228,3 +203,15 @@ def _read_decisions(raw: str | None) -> Decisions | None:
         return read_decisions(value)
     except DecisionsInvalid as exc:
         raise ApiError(422, str(exc), fields=[{'location': 'body.decisions', 'message': str(exc)}]) from exc
+
+
+def _invalid(exc: TurnInvalid) -> ApiError:
+    extra: dict[str, Any] = {'fields': exc.fields} if exc.fields else {}
+    return ApiError(422, exc.message, **extra)
+
+
+def _refused_as_422(check: Callable[[], None]) -> None:
+    try:
+        check()
+    except TurnInvalid as exc:
+        raise _invalid(exc) from exc
