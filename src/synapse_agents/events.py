@@ -59,6 +59,8 @@ class TurnStarted:
     model: str | None
     provider: str | None
     stateless: bool
+    currency: str = 'USD'
+    """The reference currency the turn's cost will be in (the `reference_currency` setting)."""
 
 
 @dataclass
@@ -116,11 +118,14 @@ class TurnFinished:
     provider: str | None
     usage: RunUsage | None
     cost: Decimal | None
-    """In USD; None when any price is unknown."""
+    """The sum of the turn's ledger rows in `currency`, the reference currency (as the
+    conversation's totals); None when any price is unknown or has no rate."""
     duration_ms: int | None
     stateless: bool
     awaiting: list[str] = field(default_factory=list)
     """The tool calls the run paused on, waiting for a decision (`chat/deferred.py`)."""
+    currency: str = 'USD'
+    """The currency of `cost`: the reference currency (the `reference_currency` setting)."""
 
 
 TurnEvent = (

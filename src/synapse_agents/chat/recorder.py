@@ -228,14 +228,12 @@ class Recorder(AbstractCapability[Any]):
             self.input_tokens += row['input_tokens'] or 0
             self.output_tokens += row['output_tokens'] or 0
 
-    def run_cost(self, usage_cost: Decimal | None) -> Decimal | None:
-        """The turn's cost: `usage_cost` (pydantic-ai's) unless the registry priced a response or a
-        nested run made requests; then the sum of the turn's ledger rows, nested runs' included,
-        None when any of them is unpriced."""
-        if not self.registry_priced and not self.nested_costs:
-            return usage_cost
+    def run_cost(self) -> Decimal | None:
+        """The turn's cost in the reference currency: the sum of its ledger rows' `cost_reference`,
+        nested runs' included (never pydantic-ai's USD `usage.cost`, so a reply, its message and the
+        conversation's totals agree); None when any row is unpriced, or when no request was made."""
         costs = [*self.costs, *self.nested_costs]
-        if any(cost is None for cost in costs):
+        if not costs or any(cost is None for cost in costs):
             return None
         return sum((cost for cost in costs if cost is not None), Decimal(0))
 

@@ -53,13 +53,14 @@ from ..deps_setup import missing_factory_hint
 from ..events import TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from ..redaction import scrub, scrub_value
 from ..scope import METADATA_KEY
+from ..settings import Settings
 from ..store.ids import is_valid_id, new_id
 from ..store.write_queue import TurnWrites, WriteQueue
 from ..targets.model_choice import MissingApiKey
 from ..traces.turns import traced_turn
 from .deferred import PausedCall, paused_calls
 from .deps import close_quietly, lifetime_of, open_deps
-from .outcome import TurnNotSaved, dump_messages, is_recoverable, usage_cost
+from .outcome import TurnNotSaved, dump_messages, is_recoverable
 from .prepared import PreparedTurn
 from .recorder import Recorder
 from .sub_agents import following
@@ -175,6 +176,7 @@ class TurnStream:
                 model=turn.model_name,
                 provider=turn.provider,
                 stateless=turn.target.stateless,
+                currency=_currency(turn),
             )
             if turn.setup_error is not None:
                 raise turn.setup_error
@@ -266,7 +268,8 @@ class TurnStream:
             model=self.recorder.model_name or turn.model_name,
             provider=self.recorder.provider_name or turn.provider,
             usage=usage,
-            cost=self.recorder.run_cost(usage_cost(usage)),
+            cost=self.recorder.run_cost(),
+            currency=_currency(turn),
             duration_ms=self.duration_ms,
             stateless=turn.target.stateless,
             awaiting=[call.tool_call_id for call in self.paused],
@@ -395,7 +398,7 @@ class TurnStream:
             usage=jsonable(usage) if usage is not None else None,
             input_tokens=self.recorder.input_tokens,
             output_tokens=self.recorder.output_tokens,
-            cost=self.recorder.run_cost(usage_cost(usage)),
+            cost=self.recorder.run_cost(),
             duration_ms=self.duration_ms,
             meta=self.turn.meta(
                 model=self.recorder.model_name or self.turn.model_name,
@@ -409,6 +412,11 @@ class TurnStream:
             tool_count=self.recorder.tool_count,
             claimed=self.turn.claimed,
         )
+
+
+def _currency(turn: PreparedTurn) -> str:
+    """The currency of the turn's cost: the ledger's reference currency."""
+    return turn.settings.reference_currency if turn.settings is not None else Settings().reference_currency
 
 
 def remove_files(attachments_dir: Path, conversation_id: str, message_id: str) -> None:

@@ -146,7 +146,7 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
                 'provider': started.provider,
                 'usage': usage_summary(None),
                 'cost': None,
-                'currency': 'USD',
+                'currency': started.currency,
                 'duration_ms': None,
                 'stateless': started.stateless,
             }
@@ -158,7 +158,7 @@ class SynapseEventStream(VercelAIEventStream[Any, Any]):
             'provider': finished.provider,
             'usage': usage_summary(finished.usage),
             'cost': float(finished.cost) if finished.cost is not None else None,
-            'currency': 'USD',
+            'currency': finished.currency,
             'duration_ms': finished.duration_ms,
             'stateless': finished.stateless,
         }
