@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / 'test-artifacts' / 'screenshots'
 """Where screenshots go (not committed)."""
-DESKTOP = {'width': 1280, 'height': 800}
-PHONE = {'width': 390, 'height': 844}
+DESKTOP: ViewportSize = {'width': 1280, 'height': 800}
+PHONE: ViewportSize = {'width': 390, 'height': 844}
 
 
 def set_theme(page: Page, dark: bool) -> None:
@@ -109,3 +109,17 @@ def assert_fits(page: Page, selector: str) -> None:
     root_scroll, root_client, document_scroll, width = found['scroll']
     assert root_scroll <= root_client and document_scroll <= width, found
     assert found['wide'] == [], found
+
+
+def problems(page: Page) -> list[str]:
+    """What went wrong on the page so far, as `browser_page` records it: failed requests (status and
+    URL), page errors and console errors."""
+    recorded: list[str] = vars(page)['problems']
+    return recorded
+
+
+def viewport(page: Page) -> ViewportSize:
+    """The page's viewport (every page of these tests has one)."""
+    size = page.viewport_size
+    assert size is not None
+    return size

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import problems
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -34,7 +36,7 @@ def test_the_printed_login_url_fills_the_form_and_logs_in(live_server: Any, brow
     assert cookie['httpOnly'] and cookie['sameSite'] == 'Strict'
     assert page.evaluate("() => fetch('/api/agents').then(r => r.status)") == 200
     assert not any('token=' in url for url in requests), 'the token never travels in a URL'
-    assert [p for p in page.problems if 'Content Security Policy' in p] == []
+    assert [p for p in problems(page) if 'Content Security Policy' in p] == []
 
 
 def test_api_docs_render_offline_under_the_csp(live_server: Any, browser_page: Any) -> None:
@@ -46,4 +48,4 @@ def test_api_docs_render_offline_under_the_csp(live_server: Any, browser_page: A
     expect(page.locator('.swagger-ui .info .title')).to_contain_text('Synapse')
     expect(page.locator('.opblock-summary-path').first).to_be_visible()
     assert all(url.startswith(server.url) for url in requests), requests
-    assert page.problems == []
+    assert problems(page) == []

@@ -21,9 +21,9 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 
-from browser_helpers import composer, last_answer, send, shoot
+from browser_helpers import composer, last_answer, problems, send, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -92,7 +92,7 @@ def test_page_runs_under_a_strict_content_security_policy(browser_page: Page, se
     assert response.status_code == 200
     assert response.headers['cache-control'] == 'no-cache'
     assert '<div id="root">' in response.text
-    assert page.problems == []
+    assert problems(page) == []
 
 
 def test_agents_playground_stream_tools_reload(page: Page, server: Any) -> None:
@@ -168,7 +168,7 @@ def test_agents_playground_stream_tools_reload(page: Page, server: Any) -> None:
     expect(sidebar.get_by_text('No conversations yet.')).to_be_visible()
     conversation_id = url.rsplit('/', 1)[1]
     assert httpx.get(f'{server.url}/api/conversations/{conversation_id}').status_code == 404
-    assert page.problems == []
+    assert problems(page) == []
 
 
 def test_raising_agent_shows_an_error_card(page: Page, server: Any) -> None:
@@ -220,7 +220,7 @@ def test_other_answer_kinds(page: Page, server: Any) -> None:
     page.get_by_test_id('thinking').get_by_role('button').click()
     expect(page.get_by_test_id('thinking')).to_contain_text('The user wrote')
     shoot(page, 'playground-stateless')
-    assert page.problems == []
+    assert problems(page) == []
 
 
 def test_info_panel_tabs_live_in_the_url(page: Page, server: Any) -> None:
@@ -326,7 +326,7 @@ def test_history_search_filter_rename_delete(page: Page, server: Any) -> None:
     rows.filter(has_text='flaky_agent').get_by_role('link').click()
     expect(page).to_have_url(re.compile(rf'/agents/{re.escape(FLAKY)}/c/'))
     expect(page.get_by_test_id('error-card')).to_be_visible()
-    assert page.problems == []
+    assert problems(page) == []
 
 
 def test_attachment_round_trip(page: Page, server: Any) -> None:
@@ -335,7 +335,7 @@ def test_attachment_round_trip(page: Page, server: Any) -> None:
 
     # By the picker...
     page.get_by_test_id('file-input').set_input_files(
-        files=[{'name': 'photo.png', 'mimeType': 'image/png', 'buffer': png()}]
+        files=[FilePayload(name='photo.png', mimeType='image/png', buffer=png())]
     )
     expect(pending).to_contain_text('photo.png')
     # ...and by drag and drop onto the playground.
@@ -521,7 +521,7 @@ def test_dashboard_mounted_under_a_prefix(browser_page: Page, mounted: str) -> N
     ).click()
     expect(page).to_have_url(re.compile(rf'/synapse/agents/{re.escape(SUPPORT)}$'))
     page.get_by_test_id('file-input').set_input_files(
-        files=[{'name': 'note.txt', 'mimeType': 'text/plain', 'buffer': b'mounted'}]
+        files=[FilePayload(name='note.txt', mimeType='text/plain', buffer=b'mounted')]
     )
     send(page, 'Where is my order A-1001? use all tools')
     expect(page).to_have_url(re.compile(rf'/synapse/agents/{re.escape(SUPPORT)}/c/[0-9a-f-]{{36}}$'))
@@ -535,4 +535,4 @@ def test_dashboard_mounted_under_a_prefix(browser_page: Page, mounted: str) -> N
     page.get_by_role('link', name='History').click()
     expect(page).to_have_url(mounted + '/synapse/history')
     expect(page.get_by_test_id('history-row')).to_have_count(1)
-    assert page.problems == []
+    assert problems(page) == []

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_helpers import composer, finished, last_answer, send, shoot, thread
+from browser_helpers import composer, finished, last_answer, problems, send, shoot, thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -163,4 +163,4 @@ def test_edit_and_rerun_forks_then_compares(page: Page, server: Any) -> None:
     expect(rows).to_have_count(1)
     expect(rows.first.get_by_test_id('fork-of')).to_have_attribute('href', f'/agents/{AGENT}/c/{source_id}')
     expect(composer(page)).to_have_count(0)
-    assert page.problems == []
+    assert problems(page) == []

@@ -22,9 +22,9 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 
-from browser_helpers import DESKTOP, PHONE, shoot
+from browser_helpers import DESKTOP, PHONE, problems, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -169,7 +169,7 @@ def test_renaming_the_oldest_keeps_newest_first(page: Page, server: Any) -> None
     after = {row['id']: row for row in listed(server)}[oldest]
     assert after['title'] == RENAMED
     assert after['updated_at'] == before['updated_at']
-    assert page.problems == []
+    assert problems(page) == []
 
 
 def test_a_long_first_message_is_titled_up_to_a_whole_word(page: Page, server: Any) -> None:
@@ -192,7 +192,7 @@ def test_a_long_first_message_is_titled_up_to_a_whole_word(page: Page, server: A
     assert LONG[len(kept)] == ' '
     assert not kept.endswith(' ')
     assert 'overdue' not in title
-    assert page.problems == []
+    assert problems(page) == []
 
 
 def snippet_of(row: Locator) -> Locator:
@@ -244,11 +244,11 @@ def test_search_shows_the_match_marked_in_a_snippet(page: Page, server: Any) -> 
     page.get_by_role('searchbox', name='Search conversations').fill('quinceberry')
     expect(page.get_by_text('No conversation matches')).to_be_visible()
     expect(rows(page)).to_have_count(0)
-    assert page.problems == []
+    assert problems(page) == []
 
 
 @pytest.mark.parametrize('viewport', [DESKTOP, PHONE], ids=lambda size: f'{size["width"]}x{size["height"]}')
-def test_the_marked_word_is_on_screen(page: Page, server: Any, viewport: dict[str, int]) -> None:
+def test_the_marked_word_is_on_screen(page: Page, server: Any, viewport: ViewportSize) -> None:
     """The highlight is only worth having where it can be seen: the snippet's own truncation does
     not clip the marked word away."""
     conversations(server, [STORY])
@@ -266,4 +266,4 @@ def test_the_marked_word_is_on_screen(page: Page, server: Any, viewport: dict[st
         'viewport': viewport,
     }
     assert marked['x'] + marked['width'] <= viewport['width'], marked
-    assert page.problems == []
+    assert problems(page) == []

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 
-from browser_helpers import DESKTOP, PHONE, SCREENSHOTS
+from browser_helpers import DESKTOP, PHONE, SCREENSHOTS, problems
 from synapse_agents.conversations.tables import Conversation
 from synapse_agents.store import Store, upgrade
 
@@ -88,7 +88,7 @@ CLIPPED = """(element) => ({
 })"""
 
 
-def open_history(page: Page, server: Any, viewport: dict[str, int]) -> Locator:
+def open_history(page: Page, server: Any, viewport: ViewportSize) -> Locator:
     page.set_viewport_size(viewport)
     page.goto(f'{server.url}/history')
     expect(page.get_by_role('heading', name='History')).to_be_visible()
@@ -144,7 +144,7 @@ def test_history_at_1280_gives_the_message_the_room(browser_page: Page, server: 
     scope_is_whole(rows.nth(2))
     assert page.evaluate(SIDEWAYS) <= 0
     shoot(page, DESKTOP['width'])
-    assert page.problems == []
+    assert problems(page) == []
 
 
 def test_history_on_a_phone_keeps_the_cards(browser_page: Page, server: Any) -> None:
@@ -163,4 +163,4 @@ def test_history_on_a_phone_keeps_the_cards(browser_page: Page, server: Any) -> 
     expect(row.get_by_test_id('history-date')).to_be_in_viewport()
     assert page.evaluate(SIDEWAYS) <= 0
     shoot(page, PHONE['width'])
-    assert page.problems == []
+    assert problems(page) == []

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_helpers import send
+from browser_helpers import problems, send
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -207,7 +207,7 @@ def test_long_unbroken_answer_renders_fast_live_and_stored(
     assert longest < LONGEST_TASK_BOUND_MS
     assert stored_ms < RENDER_BOUND_MS
     assert reveal_ms < SHOW_ALL_BOUND_MS
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert problems(page) == []
 
 
 def open_result(page: Page) -> float:
@@ -251,7 +251,7 @@ def test_long_tool_result_string_renders_fast(browser_page: Page, server: Any) -
     )
     assert max(timings) < RENDER_BOUND_MS
     assert reveal_ms < SHOW_ALL_BOUND_MS
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert problems(page) == []
 
 
 def test_long_tool_result_rows_render_fast(browser_page: Page, server: Any) -> None:
@@ -278,4 +278,4 @@ def test_long_tool_result_rows_render_fast(browser_page: Page, server: Any) -> N
     assert_responsive(page)
     print(f'\ntool rows 1 MB: live {timings[0]:.0f} ms, stored {timings[1]:.0f} ms')
     assert max(timings) < RENDER_BOUND_MS
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert problems(page) == []

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from test_forks_browser import server
 
-from browser_helpers import composer, finished, last_answer, send, shoot, thread
+from browser_helpers import composer, finished, last_answer, problems, send, shoot, thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -53,4 +53,4 @@ def test_unknown_conversation_offers_a_new_one(browser_page: Page, server: Any) 
     stored = thread(server, created)
     assert [m['content'] for m in stored['messages'] if m['role'] == 'user'] == ['Where is my order A-1001?']
     # The one failed request is the read of the unknown conversation.
-    assert page.problems == [f'404 {server.url}/api/conversations/{UNKNOWN}']  # type: ignore[attr-defined]
+    assert problems(page) == [f'404 {server.url}/api/conversations/{UNKNOWN}']

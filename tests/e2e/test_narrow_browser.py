@@ -22,9 +22,9 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
-from browser_helpers import DESKTOP, PHONE, SCREENSHOTS
+from browser_helpers import DESKTOP, PHONE, SCREENSHOTS, problems, viewport
 from synapse_agents.accounting.tables import LlmCall, SpendingOverrun
 from synapse_agents.store import Store, upgrade
 
@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 DEMO = 'synapse_agents.demo.agents'
 SUPPORT = f'{DEMO}.support-agent'
 FLAKY = f'{DEMO}.flaky-agent'
-TABLET = {'width': 768, 'height': 1024}
+TABLET: ViewportSize = {'width': 768, 'height': 1024}
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 
@@ -192,7 +192,7 @@ def server(live_server: Any) -> Any:
 
 def shoot(page: Page, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f'narrow-{name}-{page.viewport_size["width"]}.png'))
+    page.screenshot(path=str(SCREENSHOTS / f'narrow-{name}-{viewport(page)["width"]}.png'))
 
 
 SIDEWAYS = """() => {
@@ -241,7 +241,7 @@ def inside(page: Page, locator: Any) -> None:
     """The element is on screen, whole, within the window's width."""
     expect(locator).to_be_visible()
     box = locator.bounding_box()
-    width = page.viewport_size['width']
+    width = viewport(page)['width']
     assert box and box['x'] >= 0 and box['x'] + box['width'] <= width + 0.5, (box, width)
 
 
@@ -279,7 +279,7 @@ def check_drawer(page: Page, phone: bool) -> None:
     # Over the content, from the left edge (once it slid in), the backdrop beside it.
     drawer.evaluate('(el) => Promise.all(el.getAnimations().map((animation) => animation.finished))')
     box = drawer.bounding_box()
-    assert box and box['x'] == 0 and box['height'] == page.viewport_size['height'], box
+    assert box and box['x'] == 0 and box['height'] == viewport(page)['height'], box
     shoot(page, 'drawer')
     page.keyboard.press('Escape')
     expect(drawer).to_be_hidden()
@@ -287,7 +287,7 @@ def check_drawer(page: Page, phone: bool) -> None:
 
     opener.click()
     expect(drawer).to_be_visible()
-    page.mouse.click(page.viewport_size['width'] - 10, page.viewport_size['height'] // 2)
+    page.mouse.click(viewport(page)['width'] - 10, viewport(page)['height'] // 2)
     expect(drawer).to_be_hidden()
 
     opener.click()
@@ -341,7 +341,7 @@ def check_info(page: Page, server: Any, phone: bool) -> None:
     panel = page.get_by_test_id('info-panel')
     expect(panel).to_contain_text('synapse-demo')
     box = panel.bounding_box()
-    width, height = page.viewport_size['width'], page.viewport_size['height']
+    width, height = viewport(page)['width'], viewport(page)['height']
     assert box and box['x'] + box['width'] == width, box
     if phone:
         # A full-screen sheet: the whole window, the focus inside it.
@@ -441,7 +441,7 @@ def check_tasks(page: Page, server: Any) -> None:
 
 
 @pytest.mark.parametrize('size', [PHONE, TABLET], ids=['phone-390', 'tablet-768'])
-def test_every_page_fits_a_narrow_window(browser_page: Page, server: Any, size: dict[str, int]) -> None:
+def test_every_page_fits_a_narrow_window(browser_page: Page, server: Any, size: ViewportSize) -> None:
     page = browser_page
     phone = size is PHONE
     page.set_viewport_size(size)
@@ -459,7 +459,7 @@ def test_every_page_fits_a_narrow_window(browser_page: Page, server: Any, size: 
     check_registry(page, server)
     check_spend(page, server)
     check_tasks(page, server)
-    assert page.problems == []
+    assert problems(page) == []
 
 
 def test_a_desktop_keeps_the_whole_sidebar_and_the_table(browser_page: Page, server: Any) -> None:
@@ -491,4 +491,4 @@ def test_a_desktop_keeps_the_whole_sidebar_and_the_table(browser_page: Page, ser
         thread,
     )
     shoot(page, 'info')
-    assert page.problems == []
+    assert problems(page) == []

@@ -24,7 +24,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_helpers import last_answer, shoot
+from browser_helpers import last_answer, problems, shoot
 from synapse_agents.encryption import new_key
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -246,7 +246,7 @@ def test_provider_preset_tone_agent_then_chat(page: Page, server: Any) -> None:
     expect(language.get_by_test_id('setting-source')).to_have_text('default')
     expect(language.get_by_role('button', name='Reset')).to_have_count(0)
     assert API_KEY not in page.content()
-    assert page.problems == []
+    assert problems(page) == []
 
 
 ORDER_STATUS = {
@@ -324,4 +324,4 @@ def test_an_agent_with_a_demo_tool_and_an_output_schema(page: Page, server: Any)
     edit = form(page, 'Edit agent order-desk')
     assert json.loads(field(edit, 'Output schema').input_value()) == ORDER_STATUS
     expect(field(edit, 'Deps schema')).to_have_value('')
-    assert page.problems == [f'422 {server.url}/api/registry/agents'], 'only the refused schema'
+    assert problems(page) == [f'422 {server.url}/api/registry/agents'], 'only the refused schema'

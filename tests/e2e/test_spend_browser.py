@@ -25,7 +25,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_helpers import shoot
+from browser_helpers import problems, shoot
 from synapse_agents.accounting.tables import LlmCall, SpendingOverrun
 from synapse_agents.registry.tables import ModelPrice, RegistryModel
 from synapse_agents.store import Store, upgrade
@@ -309,4 +309,4 @@ def test_spend_chart_totals_limits_and_overruns(page: Page, server: Any) -> None
     expect(rows.nth(2)).to_contain_text('tenant firm:7')
     expect(rows.nth(2).get_by_test_id('limit-worst')).to_contain_text(worst)
     shoot(page, 'spend-limits-worst', full_page=True)
-    assert page.problems == [f'422 {server.url}/api/limits']
+    assert problems(page) == [f'422 {server.url}/api/limits']

@@ -18,9 +18,9 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Response, expect
 
-from browser_helpers import DESKTOP, PHONE, assert_fits, shoot
+from browser_helpers import DESKTOP, PHONE, assert_fits, problems, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -104,10 +104,12 @@ def test_create_run_follow_the_log_pause_resume_delete(page: Page, server: Any) 
 
     # Run now: the run shows up live, then turns to succeeded without a reload.
     reads: list[str] = []
-    page.on(
-        'response',
-        lambda r: '/api/standing-agents' in r.url and r.request.method == 'GET' and reads.append(r.url),
-    )
+
+    def read(response: Response) -> None:
+        if '/api/standing-agents' in response.url and response.request.method == 'GET':
+            reads.append(response.url)
+
+    page.on('response', read)
     watch.get_by_role('button', name='Run now').click()
     run = watch.get_by_test_id('run-row').first
     status = run.get_by_test_id('task-status')
@@ -178,10 +180,10 @@ def test_create_run_follow_the_log_pause_resume_delete(page: Page, server: Any) 
     assert httpx.get(f'{server.url}/api/tasks/{task_id}').status_code == 200
 
     # The only failed requests were the two refusals of the bad cron.
-    assert sorted({problem.split('?')[0] for problem in page.problems}) == [
+    assert sorted({problem.split('?')[0] for problem in problems(page)}) == [
         f'422 {server.url}/api/schedules/preview',
         f'422 {server.url}/api/standing-agents',
-    ], page.problems
+    ], problems(page)
 
 
 def finished_run(server: Any) -> str:
@@ -250,4 +252,4 @@ def test_at_phone_width_nothing_scrolls_sideways(browser_page: Page, server: Any
     expect(page).to_have_url(re.compile(rf'task={task_id}$'))
     assert_fits(page, '[data-testid="tasks-page"]')
     shoot(page, 'tasks-run-phone')
-    assert page.problems == []
+    assert problems(page) == []

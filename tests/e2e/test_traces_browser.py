@@ -21,7 +21,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_helpers import DESKTOP, PHONE, assert_fits, shoot
+from browser_helpers import DESKTOP, PHONE, assert_fits, problems, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -178,7 +178,7 @@ def test_a_turn_trace_from_the_playground_to_the_traces_page(browser_page: Page,
     expect(view.get_by_test_id('call-history')).to_contain_text(MESSAGE)
     expect(view.get_by_test_id('call-turns')).to_contain_text(ANSWER)
     shoot(page, 'traces-run')
-    assert page.problems == [], page.problems
+    assert problems(page) == [], problems(page)
 
 
 def test_at_phone_width_nothing_scrolls_sideways(browser_page: Page, server: Any) -> None:
@@ -213,4 +213,4 @@ def test_at_phone_width_nothing_scrolls_sideways(browser_page: Page, server: Any
     expect(view.get_by_test_id('call-turns')).to_contain_text('Checked: the facts hold.')
     assert_fits(page, '[data-testid="trace-page"]')
     shoot(page, 'traces-call-phone')
-    assert page.problems == [], page.problems
+    assert problems(page) == [], problems(page)
