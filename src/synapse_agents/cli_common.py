@@ -70,8 +70,8 @@ def opened(
 ) -> Iterator[SynapseRuntime]:
     """The root for a command, closed when the block ends; a refusal of the settings or the store,
     and an error `refused` names, as one line."""
+    from .errors import StoreNotReady
     from .settings import SettingsError
-    from .store.setup import StoreNotReady
 
     try:
         runtime = open_root(ctx, agents=agents, demo=demo)
