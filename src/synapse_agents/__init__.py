@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
+# The public names; docs/runtime.md lists them (and the public modules), a test holds the two equal.
 __all__ = [
+    'AppConversation',
     'ApprovalPending',
-    'Conversation',
     'ConversationNotFound',
     'Decision',
     'DecisionsInvalid',
@@ -37,39 +38,46 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .chat.deferred import Decision, DecisionsInvalid, PausedCall
+    from .chat.deferred import Decision, PausedCall
     from .conversations.sql_store import SqlConversationStore
     from .deps_setup import register_deps
-    from .errors import UnknownAgent
-    from .runtime.conversation import ApprovalPending, Conversation, ConversationNotFound, NotAwaiting, Reply
+    from .errors import (
+        ApprovalPending,
+        ConversationNotFound,
+        DecisionsInvalid,
+        NotAwaiting,
+        ScopeMismatch,
+        TaskError,
+        UnknownAgent,
+    )
+    from .runtime.conversation import AppConversation, Reply
     from .runtime.root import Synapse
-    from .scope import Scope, ScopeMismatch
-    from .tasks.errors import TaskError
+    from .scope import Scope
     from .tasks.events import Fired
     from .tools import tool
     from .web.mount import mount
 
 # Imported on first use: agent modules import synapse_agents.demo and the like without paying for
-# FastAPI or the store.
+# FastAPI or the store. The errors are re-exported from `synapse_agents.errors`, their one home.
 _LAZY = {
     'mount': '.web.mount',
     'Synapse': '.runtime.root',
-    'UnknownAgent': '.errors',
-    'Conversation': '.runtime.conversation',
-    'ConversationNotFound': '.runtime.conversation',
+    'AppConversation': '.runtime.conversation',
     'Reply': '.runtime.conversation',
-    'ApprovalPending': '.runtime.conversation',
-    'NotAwaiting': '.runtime.conversation',
     'Decision': '.chat.deferred',
-    'DecisionsInvalid': '.chat.deferred',
     'PausedCall': '.chat.deferred',
     'Scope': '.scope',
-    'ScopeMismatch': '.scope',
     'SqlConversationStore': '.conversations.sql_store',
     'tool': '.tools',
     'register_deps': '.deps_setup',
-    'TaskError': '.tasks.errors',
     'Fired': '.tasks.events',
+    'ApprovalPending': '.errors',
+    'ConversationNotFound': '.errors',
+    'DecisionsInvalid': '.errors',
+    'NotAwaiting': '.errors',
+    'ScopeMismatch': '.errors',
+    'TaskError': '.errors',
+    'UnknownAgent': '.errors',
 }
 
 

@@ -17,20 +17,14 @@ from typing import Any
 
 from pydantic_core import from_json
 
+from .errors import CorruptRow
 
-class CorruptRow(Exception):
-    """A stored row holds a value Synapse cannot use: `table`, the row's `row_id`, and what is wrong."""
-
-    def __init__(self, table: str, row_id: str, detail: str) -> None:
-        self.table = table
-        self.row_id = row_id
-        self.detail = detail
-        super().__init__(note(table, row_id, detail))
+__all__ = ['CorruptRow', 'NotJson', 'json_problem', 'note', 'read_json', 'unreadable_amount']
 
 
 def note(table: str, row_id: str, detail: str) -> str:
     """The words naming a damaged row: `agent_tasks 0193...: context is not JSON (...)`."""
-    return f'{table} {row_id}: {detail}'
+    return CorruptRow.words(table, row_id, detail)
 
 
 @dataclass(frozen=True, slots=True)

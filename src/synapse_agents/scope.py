@@ -21,6 +21,7 @@ from typing import Any
 from pydantic_ai import RunContext
 
 from .corrupt import CorruptRow
+from .errors import InvalidScope, ScopeMismatch
 
 Ref = tuple[str, str]
 """A `(type, id)` pair, such as `('user', '42')`."""
@@ -31,15 +32,6 @@ METADATA_KEY = 'synapse.scope'
 AXES = ('tenant', 'actor', 'subject')
 MAX_LENGTH = 255
 """The longest type or id the conversation's columns hold."""
-
-
-class InvalidScope(ValueError):
-    """A scope part that is not a `(type, id)` pair of non-empty strings of at most 255 characters,
-    with no colon in the type."""
-
-
-class ScopeMismatch(Exception):
-    """A conversation was continued with a tenant or subject other than the ones it was opened with."""
 
 
 def _check(axis: str, value: object) -> Ref | None:

@@ -15,11 +15,12 @@ from sqlalchemy import select
 from chat_helpers import answer_text, collect, failure, finished, tool_results, turn_target
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.chat.attachments import Upload
-from synapse_agents.chat.engine import ChatEngine, TurnRejected
+from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
 from synapse_agents.conversations.turn_writes import sweep_in_flight
+from synapse_agents.errors import ConversationNotFound, WrongAgent
 from synapse_agents.events import TurnFailed, TurnFinished, TurnStarted
 from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteQueue
@@ -239,14 +240,12 @@ async def test_deps_factory_and_missing_key(engine: ChatEngine, store: Store) ->
 
 async def test_unknown_or_foreign_conversation_is_rejected(engine: ChatEngine) -> None:
     target = turn_target('chat_agents.greeter')
-    with pytest.raises(TurnRejected) as missing:
+    with pytest.raises(ConversationNotFound):  # the HTTP API's 404
         await engine.prepare(TurnRequest(target, 'x', conversation_id='nope'))
-    assert missing.value.status == 404
     first, _ = await run_turn(engine, target, 'hello')
     other = turn_target('chat_agents.echo')
-    with pytest.raises(TurnRejected) as foreign:
+    with pytest.raises(WrongAgent):  # the HTTP API's 409
         await engine.prepare(TurnRequest(other, 'x', conversation_id=first.conversation_id))
-    assert foreign.value.status == 409
 
 
 def _is_text(event: Any) -> bool:

@@ -29,12 +29,11 @@ from pydantic_ai.run import AgentRunResultEvent
 from pydantic_ai.usage import UsageLimits
 from sqlalchemy import select
 
-import synapse_agents
 from synapse_agents import ConversationNotFound, Scope, ScopeMismatch, Synapse, UnknownAgent
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
-from synapse_agents.scope import InvalidScope
+from synapse_agents.errors import InvalidScope, WrongAgent
 from synapse_agents.store import Store
 
 pytestmark = pytest.mark.anyio
@@ -207,7 +206,7 @@ async def test_unknown_ids_agents_and_scopes_raise_before_anything_is_stored(
             await syn.conversation(unnamed)
         other, _ = echo_agent('other')
         first = await conv.send('hi')
-        with pytest.raises(synapse_agents.runtime.conversation.WrongAgent):
+        with pytest.raises(WrongAgent):
             await syn.conversation(other, id=first.conversation_id)
     store = opened(database_url)
     try:

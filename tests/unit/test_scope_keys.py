@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from synapse_agents.scope import InvalidScope, Scope
-from synapse_agents.tasks.errors import TaskError
+from synapse_agents.errors import InvalidScope, TaskError
+from synapse_agents.scope import Scope
 from synapse_agents.tasks.events import check_scope
 
 parts = st.text(alphabet=st.sampled_from('ab:8x\u00e9'), min_size=1, max_size=6)

@@ -13,13 +13,14 @@ from sqlalchemy import inspect, select, text
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
+from synapse_agents.errors import StoreNotReady
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store, current_revision, head_revision, upgrade
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.migrate import VERSION_TABLE, downgrade
 from synapse_agents.store.schema import Base
 from synapse_agents.store.search_index import include_name
-from synapse_agents.store.setup import StoreNotReady, open_store
+from synapse_agents.store.setup import open_store
 
 
 def test_migrations_up_down_up(store: Store) -> None:

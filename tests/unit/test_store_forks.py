@@ -23,10 +23,11 @@ from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.replay import load_history
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.conversations.files import resolve_path
-from synapse_agents.conversations.forks import ConversationNotFound, NotAUserMessage, TurnInFlight, fork_title
+from synapse_agents.conversations.forks import fork_title
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.rows import AssistantEntry, ConversationThread, UserEntry
 from synapse_agents.conversations.tables import Message, ToolInvocation
+from synapse_agents.errors import ConversationNotFound, NotAUserMessage, TurnInFlight
 from synapse_agents.scope import Scope
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id

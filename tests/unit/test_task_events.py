@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from synapse_agents.errors import TaskError
 from synapse_agents.store import Store
 from synapse_agents.tasks import events, queue, standing_store
-from synapse_agents.tasks.errors import TaskError
 from synapse_agents.tasks.standing_store import StandingInput
 from synapse_agents.tasks.tables import AgentTask, StandingAgent
 

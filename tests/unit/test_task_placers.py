@@ -14,10 +14,10 @@ from sqlalchemy import select
 
 from fixtures.projects import isolated_imports, unique_name, write_files
 from synapse_agents import Synapse
+from synapse_agents.errors import TaskError
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.tasks import standing_store
-from synapse_agents.tasks.errors import TaskError
 from synapse_agents.tasks.placers import Placement, PlacerError, load_placer, placement_of
 from synapse_agents.tasks.standing_store import StandingInput
 from synapse_agents.tasks.tables import AgentTask

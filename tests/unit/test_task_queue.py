@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from synapse_agents.errors import TaskError
 from synapse_agents.store import Store
 from synapse_agents.tasks import events, queue, standing_store
-from synapse_agents.tasks.errors import TaskError
 from synapse_agents.tasks.queue import Outcome, TaskFilters
 from synapse_agents.tasks.standing_store import StandingInput
 from synapse_agents.tasks.tables import StandingAgent

@@ -16,9 +16,10 @@ from pydantic_ai.messages import ModelMessage, PartDeltaEvent, PartStartEvent, T
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from synapse_agents.chat.deps import given
-from synapse_agents.chat.engine import ChatEngine, TurnRejected
+from synapse_agents.chat.engine import ChatEngine
 from synapse_agents.chat.request import TurnRequest
 from synapse_agents.conversations.tables import Message
+from synapse_agents.errors import DepsRejected
 from synapse_agents.events import TurnFailed, TurnFinished
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store
@@ -332,8 +333,8 @@ async def test_an_agent_with_a_deps_schema_given_deps_by_the_python_api_needs_no
     await run(engine, target(probe(log), given({'account_id': 1}), deps_schema=schema), log)
     assert log == [('deps', {'account_id': 1}), 'finished']
     without = TurnTarget.for_agent(probe(log), slug='probe', deps_schema=schema)
-    with pytest.raises(TurnRejected) as refused:
+    with pytest.raises(DepsRejected) as refused:  # the HTTP API's 422
         await engine.prepare(TurnRequest(without, 'go'))
-    assert (refused.value.status, refused.value.code) == (422, 'deps_required')
+    assert refused.value.code == 'deps_required'
     prepared = await engine.prepare(TurnRequest(without, 'go', deps_values={'account_id': 2}))
     assert prepared.deps_values == {'account_id': 2}

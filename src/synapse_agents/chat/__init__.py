@@ -8,11 +8,12 @@ pydantic-ai's events plus Synapse's (`chat.events`); `Recorder` is the per-run r
 from ..events import Notice, TurnEvent, TurnFailed, TurnFinished, TurnStarted
 from ..scope import Scope
 from ..targets.target import TurnTarget
-from .engine import ChatEngine, PreparedTurn, TurnRejected
+from .engine import TURN_REFUSALS, ChatEngine, PreparedTurn
 from .recorder import Recorder
 from .request import TurnRequest
 
 __all__ = [
+    'TURN_REFUSALS',
     'ChatEngine',
     'Notice',
     'PreparedTurn',
@@ -21,7 +22,6 @@ __all__ = [
     'TurnEvent',
     'TurnFailed',
     'TurnFinished',
-    'TurnRejected',
     'TurnRequest',
     'TurnStarted',
     'TurnTarget',

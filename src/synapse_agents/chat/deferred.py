@@ -25,6 +25,7 @@ from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDen
 
 from .._json import jsonable
 from ..conversations.decisions import AwaitingCall
+from ..errors import DecisionsInvalid
 
 PauseKind = Literal['approval', 'external']
 """`approval`: Approve or Deny; `external`: the call's result is supplied from outside the run."""
@@ -80,10 +81,6 @@ class Decision:
         if self.reason:
             shown['reason'] = self.reason
         return shown
-
-
-class DecisionsInvalid(ValueError):
-    """Decisions that cannot be read, or that do not answer the calls that wait."""
 
 
 Decisions = dict[str, Decision]

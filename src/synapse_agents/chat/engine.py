@@ -3,10 +3,11 @@
 `ChatEngine.prepare` does the checks and reads that must happen before a stream starts (the
 conversation exists and belongs to the agent, earlier turns as history, uploads saved, the
 prices at hand (`accounting.pricing`), a configured agent's `access` admits the scope outside the playground:
-`AgentAccessDenied` otherwise, the values for a deps schema pass it: `targets/deps_values.py`); its
-other errors are the route's 4xx answers, and uploads the
-disk refuses are a 507 (`store_full`) or 503 (`store_unavailable`) with the files already written
-for the turn removed. `ChatEngine.stream`
+`AgentAccessDenied` otherwise, the values for a deps schema pass it: `targets/deps_values.py`); it
+refuses with the domain errors of `errors.py` (`TURN_REFUSALS`: no such conversation, another
+agent's, a scope mismatch, calls waiting for decisions, uploads the disk refused, with the files
+already written for the turn removed), which each front door words in its own way (the HTTP API's
+statuses: `web/errors.py`). `ChatEngine.stream`
 then yields the turn's domain events (`events.py`) and records it (`chat/turn.py`); encoding
 them for a client is the front door's business (the HTTP route: `web/vercel.py`).
 
@@ -30,21 +31,30 @@ from ..conversations.decisions import AwaitingCall, Claim, awaiting_calls, claim
 from ..conversations.repository import ConversationRepository
 from ..conversations.tables import Conversation
 from ..corrupt import CorruptRow, json_problem
+from ..errors import (
+    ApprovalPending,
+    AttachmentsNotSaved,
+    ConversationNotFound,
+    DecisionsInvalid,
+    NotAwaiting,
+    ScopeMismatch,
+    TurnInvalid,
+    WrongAgent,
+)
 from ..events import Notice, TurnEvent
 from ..registry.providers import resolve_model
-from ..scope import Scope, ScopeMismatch
+from ..scope import Scope
 from ..settings import Settings
 from ..store import Store
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.write_queue import WriteQueue
-from ..targets.deps_values import DepsRejected, check_values, reads_stored
+from ..targets.deps_values import check_values, reads_stored
 from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey
-from ..targets.target import AgentAccessDenied, TurnTarget
+from ..targets.target import TurnTarget
 from ..traces.sink import current_place
 from .attachments import SavedAttachment, save_uploads
 from .deferred import (
     Decisions,
-    DecisionsInvalid,
     check_answers,
     results_for,
     summary,
@@ -58,19 +68,18 @@ from .request import InputLimits, TurnRequest, check_input
 from .sub_agents import followers
 from .turn import DepsUnavailable, TurnStream, remove_files
 
-
-class TurnRejected(Exception):
-    """The request cannot start a turn (unknown conversation, another agent's conversation)."""
-
-    def __init__(
-        self, status: int, message: str, code: str | None = None, fields: list[dict[str, str]] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
-        self.fields = fields
-        """The bad inputs of a 422 (`{'location', 'message'}`), when they are known."""
+TURN_REFUSALS: tuple[type[Exception], ...] = (
+    ConversationNotFound,
+    WrongAgent,
+    ScopeMismatch,
+    ApprovalPending,
+    NotAwaiting,
+    DecisionsInvalid,
+    TurnInvalid,  # DepsRejected among them
+    AttachmentsNotSaved,
+)
+"""What `ChatEngine.prepare` raises when a request cannot start a turn (each is a domain error of
+`errors.py`; the HTTP API answers each with its own status: `web/errors.py`)."""
 
 
 class ChatEngine:
@@ -93,7 +102,8 @@ class ChatEngine:
         await self.server_deps.aclose()
 
     async def prepare(self, turn: TurnRequest) -> PreparedTurn:
-        """Check the request and load what the run needs; raises `TurnRejected` for a 4xx answer."""
+        """Check the request and load what the run needs; raises one of `TURN_REFUSALS` (the
+        domain errors of `errors.py`) when the request cannot start a turn."""
         check_input(turn, InputLimits.of(self.settings))  # every front door's input, one way
         target = turn.target
         history: list[ModelMessage] = []
@@ -103,12 +113,10 @@ class ChatEngine:
         waiting: list[AwaitingCall] = []
         stored_deps: Any = None
         if new_conversation and turn.decisions is not None:
-            raise TurnRejected(
-                422, 'decisions: answer the tool calls of a conversation: send its conversation_id.'
-            )
+            raise TurnInvalid('decisions: answer the tool calls of a conversation: send its conversation_id.')
         if not new_conversation:
             if not is_valid_id(conversation_id):  # before the database or the disk sees it
-                raise TurnRejected(404, f'No conversation with id {shown_id(conversation_id)}.')
+                raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
             conversations = ConversationRepository(self.store)
             conversation = await anyio.to_thread.run_sync(conversations.get, conversation_id)
             scope = _check_conversation(conversation, conversation_id, target.slug, scope)
@@ -191,7 +199,7 @@ class ChatEngine:
             decision = decisions[call.tool_call_id]
             claims.append(Claim(call.row_id, decision.status, decision.stored_error, decision.result))
         if not await self.writes.run(claim_decisions(claims)):
-            raise TurnRejected(409, 'These tool calls were already decided.', code='not_awaiting')
+            raise NotAwaiting('These tool calls were already decided.')
 
     async def _choose_model(
         self, target: TurnTarget, model_id: str | None
@@ -243,18 +251,13 @@ def _check_waiting(turn: TurnRequest, waiting: list[AwaitingCall]) -> None:
     """A conversation with paused calls takes only their decisions; decisions need paused calls."""
     if turn.decisions is None:
         if waiting:
-            raise TurnRejected(409, waiting_text([waiting_call(c) for c in waiting]), code='approval_pending')
+            raise ApprovalPending(waiting_text([waiting_call(c) for c in waiting]))
         return
     if not waiting:
-        raise TurnRejected(
-            409, 'No tool call of this conversation is waiting for a decision.', code='not_awaiting'
-        )
+        raise NotAwaiting('No tool call of this conversation is waiting for a decision.')
     if turn.uploads:
-        raise TurnRejected(422, 'attachments: decisions are sent without files.')
-    try:
-        check_answers(turn.decisions, [waiting_call(c) for c in waiting])
-    except DecisionsInvalid as exc:
-        raise TurnRejected(422, str(exc), code='decisions_invalid') from exc
+        raise TurnInvalid('attachments: decisions are sent without files.')
+    check_answers(turn.decisions, [waiting_call(c) for c in waiting])
 
 
 def _check_conversation(
@@ -263,32 +266,25 @@ def _check_conversation(
     """The turn's scope, once the conversation is known to exist, to be this agent's and to keep the
     tenant and subject `scope` names (its history is read only after this)."""
     if conversation is None:
-        raise TurnRejected(404, f'No conversation with id {shown_id(conversation_id)}.')
+        raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
     if conversation.agent_key != slug:
-        raise TurnRejected(
-            409,
-            f'Conversation {conversation_id!r} belongs to agent {conversation.agent_key!r}, not {slug!r}.',
+        raise WrongAgent(
+            f'Conversation {conversation_id!r} belongs to agent {conversation.agent_key!r}, not {slug!r}.'
         )
     stored = Scope.stored(conversation, 'conversations')
     if scope.empty:
         return stored
-    try:
-        return stored.continued_with(scope, conversation_id)
-    except ScopeMismatch as exc:
-        raise TurnRejected(409, str(exc), code='scope_mismatch') from exc
+    return stored.continued_with(scope, conversation_id)
 
 
 def _deps_values(
     target: TurnTarget, sent: dict[str, Any] | None, stored: Any, conversation_id: str
 ) -> dict[str, Any] | None:
-    """The values for the agent's deps schema (`targets/deps_values.py`), or the 4xx refusing them;
-    `CorruptRow` when the turn would run with stored values that cannot be read."""
+    """The values for the agent's deps schema (`targets/deps_values.py`; `DepsRejected` refuses
+    them); `CorruptRow` when the turn would run with stored values that cannot be read."""
     if reads_stored(target, sent) and (problem := json_problem('deps_values', stored, dict)) is not None:
         raise CorruptRow('conversations', conversation_id, f'{problem}: send new deps values')
-    try:
-        return check_values(target, sent, stored)
-    except DepsRejected as exc:
-        raise TurnRejected(exc.status, exc.message, code=exc.code, fields=exc.fields) from exc
+    return check_values(target, sent, stored)
 
 
 def _check_access(target: TurnTarget, scope: Scope, origin: str) -> None:
@@ -300,23 +296,19 @@ def _check_access(target: TurnTarget, scope: Scope, origin: str) -> None:
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
-def _uploads_not_saved(error: OSError) -> TurnRejected:
-    """The answer to uploads the disk refused: 507 when it is full, 503 when it cannot be written."""
+def _uploads_not_saved(error: OSError) -> AttachmentsNotSaved:
+    """The uploads the disk refused: `full` when it has no room left."""
     reason = error.strerror or str(error)
-    message = f'The attachments could not be saved: {reason}.'
-    if error.errno in _FULL:
-        return TurnRejected(507, message, code='store_full')
-    return TurnRejected(503, message, code='store_unavailable')
+    return AttachmentsNotSaved(f'The attachments could not be saved: {reason}.', full=error.errno in _FULL)
 
 
 __all__ = [
-    'AgentAccessDenied',
+    'TURN_REFUSALS',
     'AgentStreamEvent',
     'ChatEngine',
     'DepsUnavailable',
     'Notice',
     'PreparedTurn',
     'TurnEvent',
-    'TurnRejected',
     'TurnRequest',
 ]

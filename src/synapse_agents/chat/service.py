@@ -20,7 +20,7 @@ from typing import Any
 import anyio.to_thread
 from pydantic_ai.agent import AbstractAgent
 
-from ..errors import UnknownAgent
+from ..errors import AgentLookupError, UnknownAgent
 from ..registry.agents_runtime import CONFIG_PREFIX, config_key, find_configured
 from ..settings import Settings
 from ..store import Store
@@ -38,10 +38,6 @@ class ChatService:
 
     def close(self) -> None:
         self.writes.close()
-
-
-class AgentLookupError(Exception):
-    """The catalog could not be scanned (an agent module failed to build), or the registry read."""
 
 
 async def find_agent(source: Any, slug: str) -> Any:

@@ -32,7 +32,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from ..corrupt import CorruptRow, NotJson
-from ..store.ids import is_valid_id, new_id
+from ..errors import ConversationNotFound, NotAUserMessage, TurnInFlight
+from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.schema import Base, utcnow
 from .files import remove_inside, resolve_path
 from .history import attachment_references
@@ -77,22 +78,6 @@ def _cut(text: str) -> str:
     return cut.rstrip() + '…'
 
 
-class ForkRefused(Exception):
-    """The fork cannot be made; the message says why."""
-
-
-class ConversationNotFound(ForkRefused):
-    """No conversation with the source id."""
-
-
-class NotAUserMessage(ForkRefused):
-    """The message is not a user message of the source conversation."""
-
-
-class TurnInFlight(ForkRefused):
-    """A row before the message is still being written (a turn in flight)."""
-
-
 def fork_conversation(
     store: Store, source_id: str, message_id: str, *, origin: str = 'playground', title: str | None = None
 ) -> Conversation:
@@ -102,9 +87,11 @@ def fork_conversation(
     file the disk refused (nothing is stored then).
     """
     if not is_valid_id(source_id):
-        raise ConversationNotFound(source_id)
+        raise ConversationNotFound(f'No conversation with id {shown_id(source_id)}.')
     if not is_valid_id(message_id):
-        raise NotAUserMessage(message_id)
+        raise NotAUserMessage(
+            f'message_id: {shown_id(message_id)} is not a user message of conversation {shown_id(source_id)}.'
+        )
     fork_id = new_id()
     try:
         with store.write() as session:
@@ -126,14 +113,16 @@ def _copy(
 ) -> Conversation:
     source = session.get(Conversation, source_id)
     if source is None:
-        raise ConversationNotFound(source_id)
+        raise ConversationNotFound(f'No conversation with id {shown_id(source_id)}.')
     at = session.execute(
         select(Message.id).where(
             Message.id == message_id, Message.conversation_id == source_id, Message.role == 'user'
         )
     ).first()
     if at is None:
-        raise NotAUserMessage(message_id)
+        raise NotAUserMessage(
+            f'message_id: {shown_id(message_id)} is not a user message of conversation {shown_id(source_id)}.'
+        )
     rows = session.execute(
         select(_messages)
         .where(_messages.c.conversation_id == source_id, _messages.c.id < message_id)

@@ -86,7 +86,8 @@ class ConversationRepository:
         self, source_id: str, message_id: str, *, origin: str = 'playground', title: str | None = None
     ) -> Conversation:
         """A new conversation holding copies of the source's rows before its user message
-        `message_id` (see `conversations/forks.py`). Raises a `forks.ForkRefused`."""
+        `message_id` (see `conversations/forks.py`). Raises `ConversationNotFound`,
+        `NotAUserMessage` or `TurnInFlight` (`errors.py`)."""
         return fork_conversation(self.store, source_id, message_id, origin=origin, title=title)
 
     def messages(self, conversation_id: str) -> Sequence[Message]:

@@ -39,10 +39,11 @@ from sqlalchemy import select
 from ..discovery.agent_info import AgentCard, AgentInfo, AgentProblem, ModelRef
 from ..discovery.inspection import inspect_agent
 from ..encryption import BadSecretKey, SecretBox
+from ..errors import AgentAccessDenied
 from ..store import Store
 from ..targets.deps_values import schema_problem
 from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey
-from ..targets.target import AccessRule, AgentAccessDenied, TurnTarget
+from ..targets.target import AccessRule, TurnTarget
 from ..tools import ToolRegistry, unknown_message
 from .providers import ModelSource, build
 from .tables import AgentConfig, Preset, Provider, RegistryModel, Tone

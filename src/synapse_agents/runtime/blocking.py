@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from .conversation import Attachment, Conversation, Reply
+from .conversation import AppConversation, Attachment, Reply
 
 if TYPE_CHECKING:
     from pydantic_ai.agent import AbstractAgent
@@ -66,7 +66,7 @@ def blocking_conversation(
     """`Synapse.conversation(agent, **options)`, run on the Synapse's own loop."""
     loop = _loop_of(synapse)
 
-    async def open_conversation() -> Conversation:
+    async def open_conversation() -> AppConversation:
         return await synapse.conversation(agent, **options)
 
     return BlockingConversation(loop.portal, loop.portal.call(open_conversation))
@@ -89,9 +89,9 @@ def close_blocking(synapse: Synapse) -> None:
 
 
 class BlockingConversation:
-    """A `Conversation` whose calls block until they are done."""
+    """An `AppConversation` whose calls block until they are done."""
 
-    def __init__(self, portal: BlockingPortal, conversation: Conversation) -> None:
+    def __init__(self, portal: BlockingPortal, conversation: AppConversation) -> None:
         self._portal = portal
         self.conversation = conversation
         """The asynchronous conversation underneath."""
@@ -105,7 +105,7 @@ class BlockingConversation:
         return self.conversation.last_reply
 
     def send(self, message: str, *, attachments: Sequence[Attachment] = ()) -> Reply:
-        """`Conversation.send`, blocking."""
+        """`AppConversation.send`, blocking."""
 
         async def send() -> Reply:
             return await self.conversation.send(message, attachments=attachments)
@@ -113,7 +113,7 @@ class BlockingConversation:
         return self._portal.call(send)
 
     def stream(self, message: str, *, attachments: Sequence[Attachment] = ()) -> Iterator[Any]:
-        """`Conversation.stream`, as a blocking iterator of the same events.
+        """`AppConversation.stream`, as a blocking iterator of the same events.
 
         The turn runs in one task on the Synapse's loop (a run cannot move between tasks) and hands
         each event over through a queue; leaving the loop early cancels the task, and the turn is

@@ -1,8 +1,8 @@
-"""`Conversation`: an app's conversation with one agent, in one scope; `Reply`: what a turn gave.
+"""`AppConversation`: an app's conversation with one agent, in one scope; `Reply`: what a turn gave.
 
 A conversation is opened by `Synapse.conversation(...)`. Each `send` or `stream` is one turn of the
 turn engine (`chat/engine.py`): the same records as a playground chat, with the conversation's
-origin (`app` by default) and scope. Turns of one `Conversation` object run one at a time (a second
+origin (`app` by default) and scope. Turns of one `AppConversation` object run one at a time (a second
 `send` waits for the first), so each sees the one before it as history.
 
     reply = await conv.send('Hello', attachments=[Path('a.pdf')])
@@ -39,43 +39,23 @@ from ..chat.attachments import Upload
 from ..chat.deferred import (
     Decision,
     Decisions,
-    DecisionsInvalid,
     PausedCall,
     paused_calls,
     read_decisions,
     waiting_call,
 )
-from ..chat.engine import ChatEngine, TurnRejected
+from ..chat.engine import ChatEngine
 from ..chat.reader import TurnReader
 from ..chat.request import Origin, TurnRequest
 from ..conversations.decisions import awaiting_calls
 from ..conversations.repository import ConversationRepository
+from ..errors import ConversationNotFound, TurnNotStored
 from ..events import Notice, ToolTimed, TurnFinished
-from ..scope import Scope, ScopeMismatch
+from ..scope import Scope
 from ..targets.target import TurnTarget, model_id_of
 
 Attachment = Path | str | BinaryContent | tuple[str, bytes] | tuple[str, bytes, str]
 """A file to send: a path, pydantic-ai `BinaryContent`, or `(name, bytes[, media type])`."""
-
-
-class ConversationNotFound(LookupError):
-    """No stored conversation has that id."""
-
-
-class WrongAgent(ValueError):
-    """The stored conversation belongs to another agent."""
-
-
-class TurnNotStored(RuntimeError):
-    """A turn ended without its rows being stored (the store refused them)."""
-
-
-class ApprovalPending(RuntimeError):
-    """The conversation waits for decisions on tool calls; `decide` answers them."""
-
-
-class NotAwaiting(RuntimeError):
-    """No tool call of the conversation waits for a decision (or they were decided elsewhere)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +88,7 @@ class Reply:
     result: AgentRunResult[Any] = field(repr=False)
     """pydantic-ai's own result of the run (`new_messages()`, `all_messages()`, ...)."""
     awaiting: list[PausedCall] = field(default_factory=list)
-    """The tool calls the run paused on, waiting for `Conversation.decide` (then `output` is
+    """The tool calls the run paused on, waiting for `AppConversation.decide` (then `output` is
     pydantic-ai's `DeferredToolRequests`)."""
 
     @property
@@ -117,7 +97,7 @@ class Reply:
         return self.result.new_messages()
 
 
-class Conversation:
+class AppConversation:
     """A conversation with one agent in one scope; see the module docstring."""
 
     def __init__(
@@ -155,38 +135,27 @@ class Conversation:
 
     async def fork(
         self, message_id: str, *, model: Model | str | None = None, title: str | None = None
-    ) -> Conversation:
+    ) -> AppConversation:
         """A new conversation holding copies of this one's turns before its user message `message_id`
         (`reply.user_message_id`), in the same scope, titled `fork of <this one's title>` unless
         `title` is given; this one is not changed. Send the edited message to the fork to re-run
         that turn, optionally on another `model`.
 
-        Raises `ConversationNotFound` before this conversation is stored, `ValueError` when
-        `message_id` is not one of its user messages, `RuntimeError` while a turn is in flight."""
-        from ..conversations.forks import ConversationNotFound as SourceNotFound
-        from ..conversations.forks import NotAUserMessage, TurnInFlight
-
+        Raises `ConversationNotFound` before this conversation is stored, `NotAUserMessage` (a
+        `ValueError`) when `message_id` is not one of its user messages, `TurnInFlight` (a
+        `RuntimeError`) while a turn is in flight."""
         source = self._id
         if source is None:
             raise ConversationNotFound('This conversation has no stored turn to fork yet.')
         store = self._engine.store
         await self._engine.writes.drain()
-        try:
-            row = await anyio.to_thread.run_sync(
-                lambda: ConversationRepository(store).fork(
-                    source, message_id, origin=self._settings.origin, title=title
-                )
+        row = await anyio.to_thread.run_sync(
+            lambda: ConversationRepository(store).fork(
+                source, message_id, origin=self._settings.origin, title=title
             )
-        except SourceNotFound as exc:
-            raise ConversationNotFound(f'No conversation with id {source}.') from exc
-        except NotAUserMessage as exc:
-            raise ValueError(
-                f'message_id: {message_id!r:.80} is not a user message of conversation {source}.'
-            ) from exc
-        except TurnInFlight as exc:
-            raise RuntimeError(str(exc)) from exc
+        )
         settings = replace(self._settings, model=model) if model is not None else self._settings
-        return Conversation(self._engine, self._target, self._scope, settings, conversation_id=row.id)
+        return AppConversation(self._engine, self._target, self._scope, settings, conversation_id=row.id)
 
     async def pending(self) -> list[PausedCall]:
         """The tool calls that wait for a decision, as stored (none before the first turn)."""
@@ -252,10 +221,7 @@ class Conversation:
                 capabilities=self._settings.capabilities,
                 decisions=decisions,
             )
-            try:
-                prepared = await self._engine.prepare(request)
-            except TurnRejected as exc:
-                raise _rejection(exc) from None
+            prepared = await self._engine.prepare(request)  # or a domain error: `TURN_REFUSALS`
             if isinstance(self._settings.model, Model):
                 prepared.model = self._settings.model
                 prepared.model_name = self._settings.model.model_name
@@ -310,7 +276,8 @@ class Conversation:
         model = self._settings.model
         shown = model_id_of(model) if isinstance(model, Model) else model
         return (
-            f'Conversation(id={self._id!r}, agent={self.agent_key!r}, scope={self._scope!r}, model={shown!r})'
+            f'AppConversation(id={self._id!r}, agent={self.agent_key!r}, scope={self._scope!r}, '
+            f'model={shown!r})'
         )
 
 
@@ -335,19 +302,3 @@ def _upload(item: Attachment) -> Upload:
 
 def _is_synapse_event(event: Any) -> bool:
     return isinstance(event, Notice | ToolTimed)
-
-
-def _rejection(exc: TurnRejected) -> Exception:
-    if exc.status == 404:
-        return ConversationNotFound(exc.message)
-    if exc.code == 'scope_mismatch':
-        return ScopeMismatch(exc.message)
-    if exc.code == 'approval_pending':
-        return ApprovalPending(exc.message)
-    if exc.code == 'not_awaiting':
-        return NotAwaiting(exc.message)
-    if exc.code == 'decisions_invalid':
-        return DecisionsInvalid(exc.message)
-    if exc.status == 409:
-        return WrongAgent(exc.message)
-    return RuntimeError(exc.message)

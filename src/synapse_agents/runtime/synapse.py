@@ -32,13 +32,14 @@ from ..chat.request import ORIGINS, Origin
 from ..chat.service import lookup_target
 from ..conversations.repository import ConversationRepository
 from ..conversations.sql_store import SqlConversationStore
+from ..errors import ConversationNotFound, WrongAgent
 from ..scope import Ref, Scope
 from ..settings import LoadedSettings, Settings, load_settings
 from ..store.ids import is_valid_id, shown_id
 from ..tasks.placers import LivePlacer, placement_of
 from ..tasks.service import task_service
 from .assembled import SynapseRuntime
-from .conversation import Conversation, ConversationNotFound, TurnSettings, WrongAgent
+from .conversation import AppConversation, TurnSettings
 
 if TYPE_CHECKING:
     from ..tasks.events import Fired
@@ -163,7 +164,7 @@ class Synapse:
         usage_limits: UsageLimits | None = None,
         capabilities: Sequence[AbstractCapability[Any]] = (),
         origin: Origin = 'app',
-    ) -> Conversation:
+    ) -> AppConversation:
         """A conversation with `agent` (an agent object or a discovered agent's slug).
 
         Without `id` a new conversation is opened on the first `send`. With `id` the stored one is
@@ -188,7 +189,7 @@ class Synapse:
         )
         if id is not None:
             scope = await self._continued_scope(id, target.slug, scope)
-        return Conversation(runtime.chat_service().engine, target, scope, settings, conversation_id=id)
+        return AppConversation(runtime.chat_service().engine, target, scope, settings, conversation_id=id)
 
     def conversation_sync(self, agent: AbstractAgent[Any, Any] | str, **options: Any) -> BlockingConversation:
         """The blocking twin of `conversation` for scripts: `Synapse().conversation_sync(agent).send('hi')`.

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import StoreNotReady
 from ..settings import Settings
 from .migrate import current_revision, head_revision, upgrade
 from .repository import Store
-
-
-class StoreNotReady(RuntimeError):
-    """The database schema is not at the revision this version of Synapse needs."""
 
 
 def open_store(settings: Settings, *, auto_upgrade: bool = True) -> Store:

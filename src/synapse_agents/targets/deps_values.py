@@ -26,29 +26,12 @@ from functools import lru_cache
 from typing import Any
 
 from .._storable import Unreadable, loads
+from ..errors import DepsRejected
 from .deps_schema import CHECK_SECONDS, TooCostly, iter_errors
 from .deps_schema import problem as unsafe_part
 from .target import TurnTarget
 
 MAX_JSON_CHARS = 64 * 1024
-
-
-class DepsRejected(ValueError):
-    """Deps values a turn cannot run with: `code`, the HTTP `status` and the field's `location`."""
-
-    def __init__(
-        self, message: str, *, code: str = 'deps_invalid', location: str = 'body.deps', status: int = 422
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-        self.location = location
-        self.status = status
-
-    @property
-    def fields(self) -> list[dict[str, str]]:
-        """The `fields` of the 422 answer."""
-        return [{'location': self.location, 'message': self.message}]
 
 
 def parse_values(text: str | None) -> dict[str, Any] | None:

@@ -15,12 +15,9 @@ from typing import Any, Literal
 from pydantic_ai.agent import AbstractAgent
 from pydantic_ai.models import Model
 
+from ..errors import AgentAccessDenied
 from ..scope import Ref, Scope
 from .model_choice import DEMO_MODEL_ID, DEMO_PROVIDER
-
-
-class AgentAccessDenied(PermissionError):
-    """A configured agent's `access` does not admit the conversation's tenant or actor."""
 
 
 def _matches(pattern: str, ref: Ref | None) -> bool:

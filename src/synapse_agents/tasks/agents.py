@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..chat.service import AgentLookupError, lookup_target
-from ..errors import UnknownAgent
+from ..chat.service import lookup_target
+from ..errors import AgentLookupError, UnknownAgent
 from ..targets.target import TurnTarget
 from .errors import TaskError, field_error
 

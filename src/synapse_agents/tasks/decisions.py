@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import update
 
-from ..chat.deferred import Decisions, DecisionsInvalid, check_answers, read_decisions, waiting_call
+from ..chat.deferred import Decisions, check_answers, read_decisions, waiting_call
 from ..conversations.decisions import awaiting_calls
+from ..errors import DecisionsInvalid
 from ..store.ids import is_valid_id
 from ..store.schema import utcnow
 from .errors import TaskError, field_error, not_found

@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from ..errors import TaskError
+from ..store.ids import shown_id
 
-
-class TaskError(Exception):
-    """A refusal of the task services; the HTTP API answers it with `status`, the CLI prints it."""
-
-    def __init__(self, status: int, message: str, *, fields: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.fields = fields or []
+__all__ = ['TaskError', 'field_error', 'not_found']
 
 
 def field_error(field: str, message: str, status: int = 422) -> TaskError:
@@ -21,6 +14,4 @@ def field_error(field: str, message: str, status: int = 422) -> TaskError:
 
 
 def not_found(what: str, task_id: str) -> TaskError:
-    from ..store.ids import shown_id
-
     return TaskError(404, f'No {what} with id {shown_id(task_id)}.')

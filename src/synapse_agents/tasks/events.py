@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, insert, select, update
 
-from ..scope import InvalidScope, Ref, Scope
+from ..errors import InvalidScope
+from ..scope import Ref, Scope
 from ..store.schema import utcnow
 from .errors import field_error
 from .queue import task_values

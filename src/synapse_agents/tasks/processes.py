@@ -50,8 +50,8 @@ def _loaded(**overrides: Any) -> LoadedSettings:
 
 def _root(ctx: typer.Context, loaded: LoadedSettings) -> SynapseRuntime:
     from ..cli_db import plugins_of
+    from ..errors import StoreNotReady
     from ..runtime import SynapseRuntime
-    from ..store.setup import StoreNotReady
 
     try:
         return SynapseRuntime.open(loaded, agents=False, plugins=plugins_of(ctx))
@@ -85,7 +85,7 @@ def worker_command(
 
 def run_worker(loaded: LoadedSettings, concurrency: int) -> int:
     """Consume `queue_name` with `concurrency` threads until Celery shuts down; the exit code."""
-    from ..store.setup import StoreNotReady
+    from ..errors import StoreNotReady
     from .celery_app import close_worker_root, make_celery, open_worker_root
 
     settings = loaded.settings

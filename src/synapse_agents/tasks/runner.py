@@ -25,7 +25,7 @@ from .._words import plural
 from ..accounting import limits
 from ..accounting.limits import Subject
 from ..accounting.spend import decimal_text
-from ..chat.engine import TurnRejected
+from ..chat.engine import TURN_REFUSALS
 from ..chat.reader import TurnReader
 from ..chat.request import TurnRequest
 from ..conversations.repository import ConversationRepository
@@ -175,8 +175,8 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
     )
     try:
         prepared = await engine.prepare(request)
-    except TurnRejected as exc:
-        return Outcome('failed', error=exc.message)
+    except TURN_REFUSALS as exc:
+        return Outcome('failed', error=str(exc))
     reader = TurnReader()
     cancelled = False
     async with anyio.create_task_group() as group:

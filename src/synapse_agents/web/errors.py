@@ -5,6 +5,11 @@
 `message` says what was wrong in words a user can act on; `fields` (validation errors only)
 lists each bad input as {"location", "message"}.
 
+A domain error (`errors.py`) a route lets through is answered by `domain_error`: no such
+conversation or agent is a 404, a conflict with the conversation's state a 409 (`scope_mismatch`,
+`approval_pending`, `not_awaiting`), input a turn cannot run with a 422 (`decisions_invalid`,
+`deps_invalid`, ...), uploads the disk refused a 507 (`store_full`) or 503 (`store_unavailable`).
+
 A stored row Synapse cannot read (`corrupt.CorruptRow`: edited by hand, or damaged) is a 409 with
 code `corrupt_row` and the row named: `{"code": "corrupt_row", "message": ..., "table": ...,
 "id": ..., "detail": ...}`.
@@ -35,6 +40,24 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..corrupt import CorruptRow
+from ..errors import (
+    AgentAccessDenied,
+    ApprovalPending,
+    AttachmentsNotSaved,
+    ConversationNotFound,
+    DecisionsInvalid,
+    DepsRejected,
+    InvalidScope,
+    NotAUserMessage,
+    NotAwaiting,
+    ScopeMismatch,
+    SynapseError,
+    TaskError,
+    TurnInFlight,
+    TurnInvalid,
+    UnknownAgent,
+    WrongAgent,
+)
 from ..store.ids import is_valid_id, shown_id
 from .headers import SECURITY_HEADERS
 
@@ -109,6 +132,43 @@ class ApiError(Exception):
         self.extra = extra
 
 
+# The HTTP answer to each domain error (`errors.py`): its status and code (None: the status's own).
+# The first class an error is an instance of decides, so a subclass comes before its base.
+_DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
+    (ConversationNotFound, 404, None),
+    (UnknownAgent, 404, None),
+    (NotAUserMessage, 404, None),
+    (WrongAgent, 409, None),
+    (ScopeMismatch, 409, 'scope_mismatch'),
+    (ApprovalPending, 409, 'approval_pending'),
+    (NotAwaiting, 409, 'not_awaiting'),
+    (TurnInFlight, 409, None),
+    (AgentAccessDenied, 403, None),
+    (DecisionsInvalid, 422, 'decisions_invalid'),
+    (DepsRejected, 422, None),  # its own code: deps_invalid, deps_required, deps_unexpected
+    (TurnInvalid, 422, None),
+    (InvalidScope, 422, None),
+)
+
+
+def domain_error(exc: SynapseError) -> ApiError | None:
+    """The JSON error answering a domain error of `errors.py`, or None when it has no HTTP answer
+    (a spending error ends a turn inside its stream, never a request)."""
+    fields = getattr(exc, 'fields', None)
+    extra: dict[str, Any] = {'fields': fields} if fields else {}
+    if isinstance(exc, AttachmentsNotSaved):
+        return ApiError(
+            507 if exc.full else 503, str(exc), code='store_full' if exc.full else 'store_unavailable'
+        )
+    if isinstance(exc, TaskError):
+        return ApiError(exc.status, exc.message, **extra)
+    for kind, status, code in _DOMAIN:
+        if isinstance(exc, kind):
+            code = exc.code if isinstance(exc, DepsRejected) else code
+            return ApiError(status, str(exc), code=code, **extra)
+    return None
+
+
 def require_id(value: str, what: str) -> str:
     """`value` when it is a Synapse id, else a 404 `ApiError` ("No conversation with id ...", cut short).
 
@@ -141,6 +201,13 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.status, exc.message, exc.code, **exc.extra)
+
+    @app.exception_handler(SynapseError)
+    async def _domain(request: Request, exc: SynapseError) -> JSONResponse:
+        error = domain_error(exc)
+        if error is None:
+            return await _unexpected(request, exc)
+        return error_response(error.status, error.message, error.code, **error.extra)
 
     @app.exception_handler(CorruptRow)
     async def _corrupt(_request: Request, exc: CorruptRow) -> JSONResponse:

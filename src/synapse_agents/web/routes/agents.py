@@ -15,9 +15,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
-from ...chat.service import AgentLookupError, find_agent
+from ...chat.service import find_agent
 from ...discovery import AgentInfo, AgentList, CatalogSnapshot, DiscoveryProblem
 from ...discovery.agent_info import AgentCard
+from ...errors import AgentLookupError
 from ...registry.agents_runtime import CONFIG_PREFIX, list_configured
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses

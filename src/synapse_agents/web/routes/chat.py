@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Depends, File, Form, UploadFile
@@ -10,12 +9,11 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from ..._storable import Unreadable, loads
 from ...chat.attachments import Upload
-from ...chat.deferred import Decisions, DecisionsInvalid, read_decisions
-from ...chat.engine import TurnRejected
+from ...chat.deferred import Decisions, read_decisions
 from ...chat.request import InputLimits, TurnRequest, check_content, check_text
-from ...chat.service import AgentLookupError, current_snapshot, find_agent, target_for
-from ...errors import TurnInvalid
-from ...targets.deps_values import DepsRejected, parse_values
+from ...chat.service import current_snapshot, find_agent, target_for
+from ...errors import AgentLookupError, DecisionsInvalid
+from ...targets.deps_values import parse_values
 from ...targets.model_choice import selectable_models
 from ...targets.target import TurnTarget
 from ..context import SynapseContext, get_context
@@ -132,21 +130,16 @@ async def chat(
     limits = InputLimits.of(context.settings)
     # The engine checks the turn again (`chat/request.py`); here first, so the answer is the same
     # whatever else is wrong with the request (an unknown agent, a file too large to read).
-    _refused_as_422(
-        lambda: check_text(
-            message,
-            conversation_id=conversation_id,
-            model_id=model,
-            file_names=[file.filename or '' for file in files],
-            limits=limits,
-        )
+    check_text(
+        message,
+        conversation_id=conversation_id,
+        model_id=model,
+        file_names=[file.filename or '' for file in files],
+        limits=limits,
     )
     answers = _read_decisions(decisions)
-    try:
-        deps_values = parse_values(deps)
-    except DepsRejected as exc:
-        raise ApiError(exc.status, exc.message, code=exc.code, fields=exc.fields) from exc
-    _refused_as_422(lambda: check_content(message, len(files), decisions=answers is not None))
+    deps_values = parse_values(deps)  # or DepsRejected, a 422
+    check_content(message, len(files), decisions=answers is not None)
     setup_error: BaseException | None = None
     try:
         target = target_for(await _found(context, slug))
@@ -158,25 +151,19 @@ async def chat(
             raise ApiError(422, f'model: {model!r} is not one of the models offered for this agent.')
     uploads = await _read_uploads(files, context.settings.attachments_max_bytes)
     service = context.chat_service()
-    try:
-        prepared = await service.engine.prepare(
-            TurnRequest(
-                target,
-                message,
-                uploads,
-                conversation_id or None,
-                model or None,
-                origin='playground',
-                sub_agents=await _discovered_agents(context),
-                decisions=answers,
-                deps_values=deps_values,
-            )
+    prepared = await service.engine.prepare(
+        TurnRequest(
+            target,
+            message,
+            uploads,
+            conversation_id or None,
+            model or None,
+            origin='playground',
+            sub_agents=await _discovered_agents(context),
+            decisions=answers,
+            deps_values=deps_values,
         )
-    except TurnRejected as exc:
-        extra = {'fields': exc.fields} if exc.fields else {}
-        raise ApiError(exc.status, exc.message, code=exc.code, **extra) from exc
-    except TurnInvalid as exc:
-        raise _invalid(exc) from exc
+    )
     if setup_error is not None:
         prepared.setup_error = setup_error
     return StreamingResponse(
@@ -203,15 +190,3 @@ def _read_decisions(raw: str | None) -> Decisions | None:
         return read_decisions(value)
     except DecisionsInvalid as exc:
         raise ApiError(422, str(exc), fields=[{'location': 'body.decisions', 'message': str(exc)}]) from exc
-
-
-def _invalid(exc: TurnInvalid) -> ApiError:
-    extra: dict[str, Any] = {'fields': exc.fields} if exc.fields else {}
-    return ApiError(422, exc.message, **extra)
-
-
-def _refused_as_422(check: Callable[[], None]) -> None:
-    try:
-        check()
-    except TurnInvalid as exc:
-        raise _invalid(exc) from exc

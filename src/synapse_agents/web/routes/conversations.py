@@ -15,12 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ...chat.request import Origin
-from ...chat.service import AgentLookupError, find_agent
-from ...conversations.forks import ConversationNotFound, NotAUserMessage, TurnInFlight
+from ...chat.service import find_agent
 from ...conversations.history import PAGE_SIZE, ConversationFilters, ScopeFilter
 from ...conversations.repository import ConversationRepository
 from ...conversations.rows import summary_of
 from ...conversations.snippets import Snippet, page_snippets
+from ...errors import AgentLookupError, ConversationNotFound, NotAUserMessage, TurnInFlight
 from ...scope import MAX_LENGTH
 from ...store.ids import is_valid_id, shown_id
 from ..context import SynapseContext, get_context

@@ -21,8 +21,9 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 from pydantic_ai.exceptions import UserError
 
-from ...chat.service import AgentLookupError, find_agent
+from ...chat.service import find_agent
 from ...discovery.mcp_servers import McpServer, McpToolInfo, list_server_tools, mcp_servers
+from ...errors import AgentLookupError
 from ...targets.target import TurnTarget
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses

@@ -24,9 +24,10 @@ from fastapi import APIRouter, Depends
 from pydantic import Field
 
 from ...chat.deps import close_quietly, lifetime_of, open_deps
-from ...chat.service import AgentLookupError, find_agent
+from ...chat.service import find_agent
 from ...deps_setup import missing_factory_hint
 from ...discovery.model_tools import ModelToolsView, model_tools
+from ...errors import AgentLookupError
 from ...targets.target import TurnTarget
 from ..context import SynapseContext, get_context
 from ..errors import ApiError, error_responses
