@@ -8,9 +8,11 @@ DASHBOARD := src/synapse_agents/web/static/index.html
 POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 PYTEST_ARGS ?=
 # pytest's parallel workers (pytest-xdist; 0 runs in one process). Each test module stays on one
-# worker (--dist loadscope), so a module's Chromium and OpenAPI document are built once.
+# worker (--dist loadscope), so a module's Chromium and OpenAPI document are built once. Modules go
+# out in collection order, which puts the slow ones first (tests/conftest.py); xdist's own reorder
+# (most tests first) would send the long browser modules, each of a few tests, out last.
 PYTEST_WORKERS ?= 2
-PYTEST_PARALLEL = -n $(PYTEST_WORKERS) $(if $(filter-out 0,$(PYTEST_WORKERS)),--dist loadscope,)
+PYTEST_PARALLEL = -n $(PYTEST_WORKERS) $(if $(filter-out 0,$(PYTEST_WORKERS)),--dist loadscope --no-loadscope-reorder,)
 
 .DEFAULT_GOAL := help
 .PHONY: help install demo serve test test-python test-sqlite test-frontend lint format typecheck wheel clean frontend browser bench api-types
