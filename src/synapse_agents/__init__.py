@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .chat.deferred import Decision, PausedCall
+    from .conversations.deferred import Decision, PausedCall
     from .conversations.sql_store import SqlConversationStore
     from .deps_setup import register_deps
     from .errors import (
@@ -64,8 +64,8 @@ _LAZY = {
     'Synapse': '.runtime.root',
     'AppConversation': '.runtime.conversation',
     'Reply': '.runtime.conversation',
-    'Decision': '.chat.deferred',
-    'PausedCall': '.chat.deferred',
+    'Decision': '.conversations.deferred',
+    'PausedCall': '.conversations.deferred',
     'Scope': '.scope',
     'SqlConversationStore': '.conversations.sql_store',
     'tool': '.tools',

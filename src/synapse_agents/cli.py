@@ -17,7 +17,6 @@ from typer.core import TyperGroup
 
 from ._version import __version__
 from .cli_common import open_root
-from .conversations.repository import ConversationRepository
 from .plugins.defaults import default_manager
 from .plugins.manager import plugin_commands
 from .redaction import mask_password
@@ -147,7 +146,7 @@ def agents_command(
     """List the agents Synapse discovers, with their model, tools and problems."""
     from .discovery import Catalog
     from .discovery.report import print_report
-    from .runtime import DEMO_TARGET
+    from .runtime.assembled import DEMO_TARGET
 
     loaded = _settings(env_file=env_file, agents=list(targets) if targets else None)
     chosen = list(loaded.settings.agents)
@@ -236,6 +235,8 @@ def prune(
     yes: Annotated[bool, typer.Option('--yes', '-y', help='Do not ask for confirmation.')] = False,
 ) -> None:
     """Delete old conversations with their messages, tool rows, ledger rows and files."""
+    from .conversations.repository import ConversationRepository
+
     with open_root(ctx) as runtime:
         store = runtime.store
         if days is None:
@@ -261,6 +262,8 @@ def clear(
     yes: Annotated[bool, typer.Option('--yes', '-y', help='Do not ask for confirmation.')] = False,
 ) -> None:
     """Delete all conversation history, including attachment files."""
+    from .conversations.repository import ConversationRepository
+
     with open_root(ctx) as runtime:
         store = runtime.store
         count = store.counts()['conversations']

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 if TYPE_CHECKING:
-    from .runtime import SynapseRuntime
+    from .runtime.assembled import SynapseRuntime
 
 Json = Annotated[bool, typer.Option('--json', help='Print the JSON the HTTP API answers.')]
 """The `--json` option of a command that prints what the HTTP API answers."""
@@ -54,7 +54,7 @@ def open_root(ctx: typer.Context, *, agents: bool = False, demo: bool = False) -
     """The root for a command, with the plugins the `synapse` command was built with (the agent
     catalog only when `agents`); the settings' and the store's refusals are raised."""
     from .cli_db import plugins_of
-    from .runtime import SynapseRuntime
+    from .runtime.assembled import SynapseRuntime
     from .settings import load_settings
 
     return SynapseRuntime.open(load_settings(), agents=agents, demo=demo, plugins=plugins_of(ctx))

@@ -16,7 +16,7 @@ from .plugins.manager import plugin_manager
 from .settings import load_settings
 
 if TYPE_CHECKING:
-    from .runtime import SynapseRuntime
+    from .runtime.assembled import SynapseRuntime
 
 console = Console()
 
@@ -31,7 +31,7 @@ def plugins_of(ctx: typer.Context) -> pluggy.PluginManager:
 
 
 def _runtime(ctx: typer.Context) -> SynapseRuntime:
-    from .runtime import SynapseRuntime
+    from .runtime.assembled import SynapseRuntime
 
     return SynapseRuntime.open(load_settings(), agents=False, schema='as-is', plugins=plugins_of(ctx))
 
@@ -73,7 +73,7 @@ def db_tables(ctx: typer.Context) -> None:
     # The built-in areas' tables (the store imports no area; a plugin's come with `plugin_tables`).
     from .accounting import tables as _accounting_tables  # noqa: F401
     from .conversations import tables as _conversation_tables  # noqa: F401
-    from .plugins.manager import plugin_tables
+    from .plugins.answers import plugin_tables
     from .registry import tables as _registry_tables  # noqa: F401
     from .store.schema import Base
     from .tasks import tables as _task_tables  # noqa: F401

@@ -27,6 +27,9 @@ from pydantic_ai.usage import RunUsage
 from .provider_errors import card_message, provider_facts
 from .redaction import scrub, scrub_value
 
+ERROR_OUTCOMES = ('failed', 'retried', 'denied')
+"""pydantic-ai tool-return outcomes that Synapse records as an error."""
+
 
 @dataclass
 class Notice:
@@ -123,7 +126,7 @@ class TurnFinished:
     duration_ms: int | None
     stateless: bool
     awaiting: list[str] = field(default_factory=list)
-    """The tool calls the run paused on, waiting for a decision (`chat/deferred.py`)."""
+    """The tool calls the run paused on, waiting for a decision (`conversations/deferred.py`)."""
     currency: str = 'USD'
     """The currency of `cost`: the reference currency (the `reference_currency` setting)."""
 

@@ -18,9 +18,10 @@ from typer.testing import CliRunner
 from chat_helpers import LOCAL_PEER, LOCAL_URL
 from synapse_agents.cli import command_line
 from synapse_agents.plugins import DashboardArea, PluginError, hookimpl, plugin_manager
+from synapse_agents.plugins.answers import plugin_tables
 from synapse_agents.plugins.defaults import DEFAULT_PLUGINS
-from synapse_agents.plugins.manager import ENTRY_POINT_GROUP, plugin_names, plugin_tables
-from synapse_agents.runtime import Job
+from synapse_agents.plugins.manager import ENTRY_POINT_GROUP, plugin_names
+from synapse_agents.runtime.jobs import Job
 from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.store.schema import Base
 from synapse_agents.web.access import AccessPolicy

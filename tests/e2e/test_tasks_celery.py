@@ -23,7 +23,7 @@ from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store, upgrade
 from synapse_agents.tasks import queue, standing_store
-from synapse_agents.tasks.celery_app import CeleryDispatcher
+from synapse_agents.tasks.celery_queue import CeleryDispatcher
 from synapse_agents.tasks.service import TaskService, task_service
 from synapse_agents.tasks.standing_store import StandingInput
 from synapse_agents.tasks.tables import AgentTask

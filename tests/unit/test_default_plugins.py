@@ -18,10 +18,11 @@ from synapse_agents.store import Store
 
 
 def test_each_default_plugin_is_the_plugin_module_of_one_package() -> None:
-    names = [plugin.__name__ for plugin in DEFAULT_PLUGINS]
+    names = list(DEFAULT_PLUGINS)
     assert all(name.startswith('synapse_agents.') and name.endswith('.plugin') for name in names)
     packages = [name.rsplit('.', 1)[0] for name in names]
     assert len(set(packages)) == len(packages)
+    assert [name for name, _ in default_manager().list_name_plugin()][: len(names)] == names
 
 
 def test_each_built_in_area_is_registered_by_its_own_plugin() -> None:

@@ -26,7 +26,7 @@ API_MODULES = (
     'synapse_agents.runtime.blocking',
     'synapse_agents.chat.engine',
     'synapse_agents.chat.service',
-    'synapse_agents.chat.deferred',
+    'synapse_agents.conversations.deferred',
     'synapse_agents.conversations.forks',
     'synapse_agents.scope',
     'synapse_agents.targets.target',

@@ -16,7 +16,7 @@ from chat_helpers import seed_conversation
 from synapse_agents.conversations.tables import Message
 from synapse_agents.plugins import hookimpl, plugin_manager
 from synapse_agents.plugins.defaults import DEFAULT_PLUGINS
-from synapse_agents.runtime import Job, JobRunner
+from synapse_agents.runtime.jobs import Job, JobRunner
 from synapse_agents.runtime.maintenance import HEARTBEAT_JOB, PRUNE_INTERVAL_S, PRUNE_JOB, SWEEP_JOB
 from synapse_agents.runtime.root import DEMO_TARGET, SynapseRuntime
 from synapse_agents.settings import LoadedSettings, load_settings

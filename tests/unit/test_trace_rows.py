@@ -17,6 +17,7 @@ from opentelemetry.trace import SpanContext, Status, StatusCode
 from pydantic_ai import Agent
 from pydantic_ai.models.test import TestModel
 
+from synapse_agents.chat.tracing import DEBUG_KEY, agent_debug, wants_debug
 from synapse_agents.settings import Settings, load_settings
 from synapse_agents.traces.rows import (
     NO_RESPONSE,
@@ -29,7 +30,6 @@ from synapse_agents.traces.rows import (
     unpack,
 )
 from synapse_agents.traces.sink import RunPlace, TraceSink
-from synapse_agents.traces.turns import DEBUG_KEY, agent_debug, wants_debug
 
 TRACE = 0x0123456789ABCDEF0123456789ABCDEF
 ROOT = RunPlace('run-a', 'run-a', 0, f'{TRACE:032x}', '00000000000000aa')

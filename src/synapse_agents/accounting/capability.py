@@ -47,6 +47,9 @@ from pydantic_ai.usage import RequestUsage
 from sqlalchemy import Connection
 
 from ..errors import OutOfCredits, SpendingLimitExceeded
+from ..events import Notice
+from ..scope import Scope
+from ..settings import Settings
 from ..store.engine import writer
 from ..store.ids import new_id
 from ..store.schema import utcnow
@@ -65,8 +68,6 @@ from .pricing import (
 from .usage_recorder import UsageCall, UsageRecorder, has_credits, load_usage_recorder, record
 
 if TYPE_CHECKING:
-    from ..events import Notice
-    from ..settings import Settings
     from ..store import Store
     from ..store.write_queue import TurnWrites, WriteQueue
 
@@ -293,8 +294,6 @@ class Spending(AbstractCapability[Any]):
 
     def _settings(self) -> Settings:
         if self.settings is None:
-            from ..settings import Settings
-
             self.settings = Settings()
         return self.settings
 
@@ -302,8 +301,6 @@ class Spending(AbstractCapability[Any]):
         return self.usage_recorder or load_usage_recorder(self._settings().usage_recorder)
 
     def _subject(self, ctx: RunContext[Any]) -> limits.Subject:
-        from ..scope import Scope
-
         scope = Scope.of(ctx)
         agent = self.agent or (ctx.agent.name if ctx.agent is not None else None)
         return limits.Subject(
@@ -320,7 +317,6 @@ class Spending(AbstractCapability[Any]):
         if self._noticed or self.notify is None:
             return
         self._noticed = True
-        from ..events import Notice
 
         name = request_context.model.model_name
         self.notify(

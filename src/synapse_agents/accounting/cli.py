@@ -21,7 +21,7 @@ from ..cli_common import echo_json, fail
 from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
-    from ..runtime import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
     from .spend import Figures
 
 spend_app = typer.Typer(

@@ -45,6 +45,8 @@ from sqlalchemy import (
 )
 
 from ..corrupt import CorruptRow, unreadable_amount
+from ..settings import Settings
+from ..store.engine import writer
 from ..store.ids import new_id
 from ..store.schema import Money, utcnow
 from .ledger_writes import record_llm_call, release_reservation
@@ -52,7 +54,6 @@ from .pricing import convert
 from .tables import LlmCall, SpendingLimit, SpendingOverrun, SpendingReservation
 
 if TYPE_CHECKING:
-    from ..settings import Settings
     from ..store import Store
 
 PERIODS = ('calendar_day', 'calendar_month', 'sliding_day', 'sliding_month')
@@ -361,8 +362,6 @@ def release(connection: Connection, reservation_id: str) -> None:
 
 def sweep_expired(store: Store, now: datetime | None = None) -> int:
     """Delete the reservations past their `expires_at` (their process died); how many."""
-    from ..store.engine import writer
-
     with writer(store.engine).begin() as connection:
         result = connection.execute(
             delete(SpendingReservation).where(SpendingReservation.expires_at <= _aware(now or utcnow()))
@@ -371,8 +370,6 @@ def sweep_expired(store: Store, now: datetime | None = None) -> int:
 
 
 def _defaults() -> Settings:
-    from ..settings import Settings
-
     return Settings()
 
 

@@ -10,12 +10,13 @@ from fastapi import APIRouter
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
 from .cli import limits_app, spend_app
-from .routes import router
 
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
     """Spend and spending limits."""
+    from .routes import router
+
     return [router]
 
 

@@ -46,10 +46,10 @@ from sqlalchemy import select
 
 from ..registry.prices import REGISTRY_SOURCE, PriceBook, PricedModel, cost_of, price_cache
 from ..registry.tables import ModelPrice, RegistryModel
+from ..settings import Settings
 from ..store.schema import COST_SCALE
 
 if TYPE_CHECKING:
-    from ..settings import Settings
     from ..store import Store
 
 GENAI_SOURCE = 'genai-prices'
@@ -428,8 +428,6 @@ def price_call(
 
     `settings` give the reference currency and the rates (their defaults when left out: USD, none)."""
     if settings is None:
-        from ..settings import Settings
-
         settings = Settings()
     return blocking_pricer(store, settings).price(usage, model=model, provider=provider, at=at, hint=hint)
 

@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from ..store.ids import is_valid_id, shown_id
 from ..web.context import SynapseContext
 from ..web.errors import ApiError, error_responses, require_id
-from ..web.routes.schemas import Timestamp
+from ..wire_types import Timestamp
 from . import limits_store
 from .limit_choices import MAX_CHOICES, choices
 from .limit_names import check_names

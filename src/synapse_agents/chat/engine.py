@@ -28,6 +28,14 @@ from pydantic_ai.models import Model
 
 from ..accounting.pricing import pricer
 from ..conversations.decisions import AwaitingCall, Claim, awaiting_calls, claim_decisions
+from ..conversations.deferred import (
+    Decisions,
+    check_answers,
+    results_for,
+    summary,
+    waiting_call,
+    waiting_text,
+)
 from ..conversations.repository import ConversationRepository
 from ..conversations.tables import Conversation
 from ..corrupt import CorruptRow, json_problem
@@ -51,16 +59,8 @@ from ..store.write_queue import WriteQueue
 from ..targets.deps_values import check_values, reads_stored
 from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey
 from ..targets.target import TurnTarget
-from ..traces.sink import current_place
+from ..traces.processor import current_place
 from .attachments import SavedAttachment, save_uploads
-from .deferred import (
-    Decisions,
-    check_answers,
-    results_for,
-    summary,
-    waiting_call,
-    waiting_text,
-)
 from .deps import ServerDeps
 from .prepared import PreparedTurn
 from .replay import load_history, paused_history

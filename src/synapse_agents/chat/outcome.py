@@ -14,14 +14,12 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RunUsage
 
 from ..errors import SpendingError
+from ..events import ERROR_OUTCOMES
 from ..provider_errors import quota_exhausted
 from ..store.write_queue import store_error_text
 from .attachments import strip_binary
 
 _RECOVERABLE_STATUS = {408, 409, 425, 429}
-
-ERROR_OUTCOMES = ('failed', 'retried', 'denied')
-"""pydantic-ai tool-return outcomes that Synapse records as an error."""
 
 
 def native_tool_status(part: NativeToolReturnPart) -> str:

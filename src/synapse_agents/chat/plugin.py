@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from fastapi import APIRouter
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
-from ..web.routes import agents, attachments, chat, conversations, mcp, model_tools
 
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
     """The agents (their tools and MCP servers), a turn's stream, the conversations, the attachments."""
+    from ..web.routes import agents, attachments, chat, conversations, mcp, model_tools
+
     return [
         agents.router,
         model_tools.router,
@@ -27,6 +28,7 @@ def register_routes() -> Sequence[APIRouter]:
 @hookimpl
 def register_dashboard_areas() -> Sequence[DashboardArea]:
     """Agents (the playground) and History."""
+
     return [
         DashboardArea(name='agents', path='/', label='Agents'),
         DashboardArea(name='history', path='/history', label='History'),

@@ -56,7 +56,7 @@ class PreparedTurn:
     sub_agents: Sequence[Any] = ()
     """Agents that follow the turn's model when they run inside it (`chat/sub_agents.py`)."""
     resume: DeferredToolResults | None = None
-    """The decisions that resume a paused run (`chat/deferred.py`); the turn then sends no prompt."""
+    """The decisions that resume a paused run (`conversations/deferred.py`); the turn then sends no prompt."""
     claimed: tuple[str, ...] = ()
     """The paused rows this turn's decisions were claimed on: they wait again if the turn fails."""
     user_meta: dict[str, Any] = field(default_factory=dict)

@@ -55,15 +55,16 @@ from ..accounting.ledger_writes import record_llm_call
 from ..accounting.limits import Subject
 from ..accounting.pricing import PricedCall, Pricer, Requested, requested_models
 from ..conversations.decisions import AWAITING, mark_awaiting
+from ..conversations.deferred import PausedCall
 from ..conversations.turn_writes import tool_finished, tool_started
-from ..events import Notice, ToolTimed
+from ..events import ERROR_OUTCOMES, Notice, ToolTimed
 from ..redaction import scrub, scrub_value
 from ..registry.prices import REGISTRY_SOURCE
+from ..settings import Settings
 from ..store.ids import new_id
 from ..store.schema import utcnow
 from ..store.write_queue import TurnWrites, WriteQueue
-from .deferred import PausedCall
-from .outcome import ERROR_OUTCOMES, native_tool_status
+from .outcome import native_tool_status
 
 _NESTED_LOCK = threading.Lock()
 
@@ -204,8 +205,6 @@ class Recorder(AbstractCapability[Any]):
         usage = response.usage
         known = Decimal(usage.cost) if usage.cost is not None else None
         if self.pricer is None:
-            from ..settings import Settings
-
             self.pricer = Pricer(Settings())
         price = self.pricer.price(
             usage,

@@ -16,13 +16,13 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.usage import UsageLimits
 
 from .._storable import text_flaw
+from ..conversations.deferred import Decisions
 from ..errors import TurnInvalid
 from ..scope import Scope
 from ..store.ids import is_valid_id
 from ..targets.target import TurnTarget
 from ..traces.sink import RunPlace
 from .attachments import Upload
-from .deferred import Decisions
 
 Origin = Literal['playground', 'app', 'task', 'workflow']
 """Where a conversation was opened."""
@@ -69,7 +69,7 @@ class TurnRequest:
     model than the agent's own (`chat/sub_agents.py`; the playground passes the other discovered
     agents)."""
     decisions: Decisions | None = None
-    """Answers to the tool calls the conversation's last run paused on (`chat/deferred.py`): the
+    """Answers to the tool calls the conversation's last run paused on (`conversations/deferred.py`): the
     turn resumes that run instead of sending `message` (which may be empty)."""
     deps_values: dict[str, Any] | None = None
     """Values for an agent's deps schema (`targets/deps_values.py`); None: the conversation's stored ones."""

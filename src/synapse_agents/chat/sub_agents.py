@@ -19,13 +19,13 @@ from pydantic_ai import Agent
 from pydantic_ai.agent import AbstractAgent
 from pydantic_ai.models import Model
 
+from ..discovery import _pydantic_ai_internals as internals
+
 FOLLOW_KEY = 'synapse.follow_model'
 
 
 def follows(agent: Any) -> bool:
     """Whether `agent` runs on the turn's model when it runs inside the turn (`synapse.follow_model`)."""
-    from ..discovery import _pydantic_ai_internals as internals
-
     if not isinstance(agent, Agent):
         return False
     metadata = internals.metadata(agent)

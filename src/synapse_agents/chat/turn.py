@@ -45,6 +45,7 @@ from .._json import jsonable
 from ..accounting.capability import Spending
 from ..accounting.nested import TurnAccount, accounted
 from ..conversations.decisions import reopen_decisions
+from ..conversations.deferred import PausedCall, paused_calls
 from ..conversations.deps_values import remember_deps
 from ..conversations.files import remove_inside
 from ..conversations.transcript import answer_text, display_parts
@@ -57,13 +58,12 @@ from ..settings import Settings
 from ..store.ids import is_valid_id, new_id
 from ..store.write_queue import TurnWrites, WriteQueue
 from ..targets.model_choice import MissingApiKey
-from ..traces.turns import traced_turn
-from .deferred import PausedCall, paused_calls
 from .deps import close_quietly, lifetime_of, open_deps
 from .outcome import TurnNotSaved, dump_messages, is_recoverable
 from .prepared import PreparedTurn
 from .recorder import Recorder
 from .sub_agents import following
+from .tracing import traced_turn
 
 
 class DepsUnavailable(RuntimeError):

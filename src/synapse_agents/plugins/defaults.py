@@ -1,33 +1,27 @@
 """The default plugins: Synapse's own areas, each one plugin module, in nav and route order.
 
-The one list of them (as Datasette's `DEFAULT_PLUGINS`). The root passes it to the plugin manager;
-nothing below the root imports it, so the hooks, the areas and the front doors never import the
-composition that puts them together.
+The one list of them, by module name (as Datasette's `DEFAULT_PLUGINS`). The root passes it to
+the plugin manager; nothing below the root imports it, so the hooks, the areas and the front doors
+never import the composition that puts them together.
 """
 
 from __future__ import annotations
 
 import functools
-from types import ModuleType
 
-from ..accounting import plugin as accounting
-from ..chat import plugin as playground
-from ..registry import plugin as registry
-from ..runtime import plugin as maintenance
-from ..tasks import plugin as tasks
-from ..traces import plugin as traces
-from ..web import plugin as web
 from .manager import PluginManager, plugin_manager
 
-DEFAULT_PLUGINS: tuple[ModuleType, ...] = (
-    web,  # sign-in, API docs, health, extensions
-    playground,  # Agents and History: agents, chat, conversations, attachments
-    maintenance,  # the sweep, the heartbeat, auto-prune; `synapse db`
-    registry,
-    accounting,  # Spend
-    tasks,
-    traces,
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    'synapse_agents.web.plugin',  # sign-in, API docs, health, extensions
+    'synapse_agents.chat.plugin',  # Agents and History: agents, chat, conversations, attachments
+    'synapse_agents.runtime.plugin',  # the sweep, the heartbeat, auto-prune; `synapse db`
+    'synapse_agents.registry.plugin',
+    'synapse_agents.accounting.plugin',  # Spend
+    'synapse_agents.tasks.plugin',
+    'synapse_agents.traces.plugin',
 )
+"""Named, not imported: a plugin module opens roots of its own (the task worker's), so the list that
+the root is built on cannot import them without closing a circle; the manager imports each by name."""
 
 
 @functools.cache

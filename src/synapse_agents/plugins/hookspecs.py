@@ -41,7 +41,7 @@ JobFunction = Callable[[], object] | Callable[[], Awaitable[object]]
 
 class Root(Protocol):
     """What a hook (and an area below the front doors) sees of the runtime root: its settings,
-    its store and its areas' state. `synapse_agents.runtime.SynapseRuntime` is one."""
+    its store and its areas' state. `synapse_agents.runtime.assembled.SynapseRuntime` is one."""
 
     loaded: LoadedSettings
     store: Store

@@ -1,22 +1,21 @@
 """The plugin manager: the default plugins the root names, plus those installed under the entry point.
 
-The manager imports no plugin: the composition root passes the default ones
-(`plugins.defaults.DEFAULT_PLUGINS`). Each function here asks one hook, the default plugins first
+The manager imports no plugin module of its own accord: the composition root names the default
+ones (`plugins.defaults.DEFAULT_PLUGINS`), and the manager loads them by name, as Datasette loads
+its default plugins and pluggy the installed ones. Each function here asks one hook, the default plugins first
 in their list's order and then the others, and checks what they answered, so a plugin's mistake is
 a clear error at start-up rather than a failure on some later request.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
-from fastapi import APIRouter
-from sqlalchemy import Table
 
-from ..store.schema import Base
 from . import hookspecs
 from .hookspecs import PROJECT, DashboardArea, Job, Root
 
@@ -38,12 +37,14 @@ class PluginManager(pluggy.PluginManager):
         self.defaults: list[str] = []
 
 
-def plugin_manager(defaults: Sequence[ModuleType], *, entry_points: bool = True) -> PluginManager:
-    """A new manager with `defaults` (registered under their module names, asked first and in this
-    order), and the installed plugins unless `entry_points=False`."""
+def plugin_manager(defaults: Sequence[ModuleType | str], *, entry_points: bool = True) -> PluginManager:
+    """A new manager with `defaults` (modules or their dotted names, imported here as pluggy imports
+    an entry point's; registered under their module names, asked first and in this order), and the
+    installed plugins unless `entry_points=False`."""
     manager = PluginManager()
     manager.add_hookspecs(hookspecs)
-    for plugin in defaults:
+    for named in defaults:
+        plugin = importlib.import_module(named) if isinstance(named, str) else named
         manager.register(plugin, name=plugin.__name__)
         manager.defaults.append(plugin.__name__)
     if entry_points:
@@ -94,12 +95,6 @@ def _checked(items: list[Any], kind: type, hook: str) -> list[Any]:
     return items
 
 
-def plugin_routers(manager: pluggy.PluginManager) -> list[APIRouter]:
-    """Every router, the default plugins' first."""
-    found = _flat((answer for _, answer in _answers(manager, 'register_routes')), 'register_routes')
-    return _checked(found, APIRouter, 'register_routes')
-
-
 def plugin_dashboard_areas(manager: pluggy.PluginManager) -> list[DashboardArea]:
     """Every dashboard area, the default plugins' first; two areas may not share a name or a path."""
     areas: list[DashboardArea] = _checked(
@@ -126,20 +121,6 @@ def plugin_jobs(manager: pluggy.PluginManager, runtime: Root) -> list[Job]:
         (answer for _, answer in _answers(manager, 'register_jobs', runtime=runtime)), 'register_jobs'
     )
     return _checked(found, Job, 'register_jobs')
-
-
-def plugin_tables(manager: pluggy.PluginManager) -> list[tuple[str, Table]]:
-    """Each plugin's tables as (plugin name, table); each must be on the store's metadata."""
-    found: list[tuple[str, Table]] = []
-    for name, answer in _answers(manager, 'register_tables'):
-        for table in _checked(_flat([answer], 'register_tables'), Table, 'register_tables'):
-            if table.metadata is not Base.metadata:
-                raise PluginError(
-                    f'plugin {name!r}: table {table.name!r} is not on the store metadata '
-                    '(declare it on synapse_agents.store.schema.Base.metadata)'
-                )
-            found.append((name, table))
-    return found
 
 
 def plugin_commands(manager: pluggy.PluginManager, cli: typer.Typer) -> None:

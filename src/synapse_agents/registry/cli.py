@@ -23,7 +23,7 @@ from ..cli_common import Json, echo_json, fail, warn
 from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
-    from ..runtime import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
     from ..settings import LoadedSettings
 
 console = Console()

@@ -21,7 +21,7 @@ from .tables import Provider as ProviderRow
 from .tables import Tone as ToneRow
 
 if TYPE_CHECKING:
-    from ..runtime import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
 
 Entry = dict[str, Any]
 

@@ -23,6 +23,7 @@ from ..store.schema import utcnow
 from .entries import assign, current, exists, found, in_use, insert, not_found, parse, same_key
 from .errors import Duplicate, invalid_field
 from .fields import ModelKey
+from .prices import price_cache
 from .responses import RegistryModel as ModelAnswer
 from .schemas import ModelInput, ModelPatch, PriceInput
 from .tables import ModelPrice, Preset, Provider, RegistryModel
@@ -153,8 +154,6 @@ def add_price(store: Store, key: str, data: PriceInput | Mapping[str, Any]) -> M
 def _prices_changed(store: Store) -> None:
     """This process prices its next model call with the registry as it now is (other processes
     within the price cache's few seconds)."""
-    from .prices import price_cache
-
     price_cache(store).forget()
 
 

@@ -9,12 +9,13 @@ from fastapi import APIRouter
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
 from .cli import registry_app
-from .routes import router
 
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
     """Providers, models, presets, tones, configured agents, tools and the stored settings."""
+    from .routes import router
+
     return [router]
 
 

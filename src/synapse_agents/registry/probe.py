@@ -19,6 +19,7 @@ from ..encryption import SecretBox
 from ..redaction import scrub
 from ..store import Store
 from .entries import not_found
+from .providers import build_model
 from .read import by_key
 from .responses import ProviderTestError, ProviderTestResult
 from .tables import Provider
@@ -44,8 +45,6 @@ def _error(exc: BaseException) -> ProviderTestError:
 
 
 async def _build(store: Store, box: SecretBox, provider_key: str, model_name: str) -> Any:
-    from .providers import build_model
-
     built = await run_in_threadpool(build_model, store, box, provider_key, model_name)
     return await built if inspect.isawaitable(built) else built
 

@@ -1,6 +1,5 @@
-"""The runtime root: one assembled Synapse for `synapse serve`, `mount()`, the CLI and a worker."""
-
-from .assembled import DEMO_TARGET, SynapseRuntime
-from .jobs import Job, JobRunner
-
-__all__ = ['DEMO_TARGET', 'Job', 'JobRunner', 'SynapseRuntime']
+"""The runtime: the assembled Synapse (`assembled.SynapseRuntime`; `root.SynapseRuntime` on the
+default plugins) for `synapse serve`, `mount()`, the CLI and a worker, the Python API (`synapse`,
+`conversation`, `blocking`) and the jobs a root runs (`jobs`). The package imports none of them
+itself, so that the command line loads the maintenance plugin (`runtime.plugin`) cheaply.
+"""

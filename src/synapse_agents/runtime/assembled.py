@@ -25,7 +25,8 @@ import pluggy
 
 from ..chat.service import ChatService
 from ..discovery import Catalog
-from ..plugins.manager import plugin_jobs, plugin_manager, plugin_tables
+from ..plugins.answers import plugin_tables
+from ..plugins.manager import plugin_jobs, plugin_manager
 from ..settings import LoadedSettings, Settings, remember_settings
 from ..settings_reload import SettingsReloader
 from ..store import Store

@@ -17,9 +17,9 @@ from __future__ import annotations
 import atexit
 import queue
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -29,7 +29,16 @@ from .conversation import AppConversation, Attachment, Reply
 if TYPE_CHECKING:
     from pydantic_ai.agent import AbstractAgent
 
-    from .synapse import Synapse
+
+class Synapse(Protocol):
+    """What a blocking conversation needs of `synapse.Synapse` (which imports this module)."""
+
+    async def open(self) -> Any: ...
+
+    async def close(self) -> None: ...
+
+    @property
+    def conversation(self) -> Callable[..., Awaitable[AppConversation]]: ...
 
 
 class _Loop:

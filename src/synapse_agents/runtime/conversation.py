@@ -11,7 +11,7 @@ origin (`app` by default) and scope. Turns of one `AppConversation` object run o
     conv.last_reply                                # the streamed turn's Reply
 
 A run that pauses on tool calls needing a person (approval, or a result from outside the run)
-ends with `reply.awaiting` listing them (`chat/deferred.py`); the conversation then takes only
+ends with `reply.awaiting` listing them (`conversations/deferred.py`); the conversation then takes only
 their answers, until `decide` resumes the run:
 
     if reply.awaiting:
@@ -36,7 +36,11 @@ from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ..chat.attachments import Upload
-from ..chat.deferred import (
+from ..chat.engine import ChatEngine
+from ..chat.reader import TurnReader
+from ..chat.request import Origin, TurnRequest
+from ..conversations.decisions import awaiting_calls
+from ..conversations.deferred import (
     Decision,
     Decisions,
     PausedCall,
@@ -44,10 +48,6 @@ from ..chat.deferred import (
     read_decisions,
     waiting_call,
 )
-from ..chat.engine import ChatEngine
-from ..chat.reader import TurnReader
-from ..chat.request import Origin, TurnRequest
-from ..conversations.decisions import awaiting_calls
 from ..conversations.repository import ConversationRepository
 from ..errors import ConversationNotFound, TurnNotStored
 from ..events import Notice, ToolTimed, TurnFinished

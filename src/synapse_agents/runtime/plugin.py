@@ -9,13 +9,14 @@ import typer
 
 from ..cli_db import db_app
 from ..plugins.hookspecs import Job, Root, hookimpl
-from .maintenance import maintenance_jobs
 
 
 @hookimpl
 def register_jobs(runtime: Root) -> Sequence[Job]:
     """The start-up sweep and the heartbeat on every root; the auto-prune on one doing the
     background work when `auto_prune` is on."""
+    from .maintenance import maintenance_jobs
+
     return maintenance_jobs(runtime)
 
 

@@ -39,11 +39,11 @@ from ..store.ids import is_valid_id, shown_id
 from ..tasks.placers import LivePlacer, placement_of
 from ..tasks.service import task_service
 from .assembled import SynapseRuntime
+from .blocking import BlockingConversation, blocking_conversation, close_blocking, open_blocking
 from .conversation import AppConversation, TurnSettings
 
 if TYPE_CHECKING:
     from ..tasks.events import Fired
-    from .blocking import BlockingConversation
 
 
 class Synapse:
@@ -196,14 +196,10 @@ class Synapse:
 
         Opens this Synapse on a private event loop thread when it is not open yet (close it with
         `close_sync()`, or let the interpreter's exit do it)."""
-        from .blocking import blocking_conversation
-
         return blocking_conversation(self, agent, options)
 
     def close_sync(self) -> None:
         """Close a Synapse that `conversation_sync` opened."""
-        from .blocking import close_blocking
-
         close_blocking(self)
 
     # -- events ---------------------------------------------------------------------------
@@ -237,8 +233,6 @@ class Synapse:
         """The blocking twin of `fire` (for signal handlers and scripts); opens this Synapse on a
         private event loop thread when it is not open yet."""
         if self._runtime is None:
-            from .blocking import open_blocking
-
             open_blocking(self)
         return task_service(self.runtime).fire(event, tenant=tenant, subject=subject, context=context)
 

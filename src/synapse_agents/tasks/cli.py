@@ -270,7 +270,7 @@ def run_command(
 ) -> None:
     """Queue a run of a standing agent now (paused or not); --wait runs it here, no server needed."""
     from . import queue
-    from .processes import run_here
+    from .cli_processes import run_here
     from .service import task_service
     from .standing_store import get
 

@@ -20,7 +20,7 @@ from ..cli_common import fail, when
 from ..cli_tables import Column, fitted_table
 
 if TYPE_CHECKING:
-    from ..runtime import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
     from ..scope import Ref
     from .errors import TaskError
     from .tables import AgentLog, AgentTask, StandingAgent

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import update
 
-from ..chat.deferred import Decisions, check_answers, read_decisions, waiting_call
 from ..conversations.decisions import awaiting_calls
+from ..conversations.deferred import Decisions, check_answers, read_decisions, waiting_call
 from ..errors import DecisionsInvalid
 from ..store.ids import is_valid_id
 from ..store.schema import utcnow

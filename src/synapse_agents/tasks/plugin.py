@@ -11,14 +11,14 @@ from fastapi import APIRouter
 
 from ..plugins.hookspecs import DashboardArea, Job, Root, hookimpl
 from .cli import tasks_app
-from .jobs import task_jobs
-from .processes import scheduler_command, worker_command
-from .routes import router
+from .cli_processes import scheduler_command, worker_command
 
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
     """Standing agents, their tasks and events."""
+    from .routes import router
+
     return [router]
 
 
@@ -31,6 +31,8 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:
 @hookimpl
 def register_jobs(runtime: Root) -> Sequence[Job]:
     """On a root doing the background work: the scheduler's tick, the sweep, the in-process worker."""
+    from .jobs import task_jobs
+
     root: Any = runtime  # the task area's functions still name the root's concrete class
     return task_jobs(root)
 

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from ..accounting.spend import decimal_text
 from ..corrupt import note
 from ..scope import scope_problem
-from ..web.routes.schemas import Timestamp
+from ..wire_types import Timestamp
+from .schedule import Schedule, ScheduleError
 from .standing_store import RefText, ref_text
 from .tables import AgentLog, AgentTask, StandingAgent, unreadable_context
 
@@ -171,8 +172,6 @@ class StandingAgentOut(BaseModel):
 
     @classmethod
     def of(cls, row: StandingAgent, runs: list[AgentTask]) -> StandingAgentOut:
-        from .schedule import Schedule, ScheduleError
-
         words = None
         if row.cron:
             try:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..scope import Ref
 from . import clock, events, queue
+from .celery_queue import CeleryDispatcher
 from .decisions import decide
 from .events import Fired
 from .tables import AgentTask
@@ -47,8 +48,6 @@ class TaskService:
         self.worker: InProcessWorker | None = None
         self.dispatcher: Dispatcher
         if settings.queue_url:
-            from .celery_app import CeleryDispatcher
-
             self.dispatcher = CeleryDispatcher(settings)
         elif runtime.maintenance and settings.task_concurrency > 0:
             self.worker = InProcessWorker(runtime, settings.task_concurrency)

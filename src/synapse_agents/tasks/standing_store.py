@@ -18,7 +18,7 @@ from sqlalchemy import delete, select
 from ..store.ids import is_valid_id
 from ..store.schema import utcnow
 from .errors import field_error, not_found
-from .schedule import Schedule, ScheduleError
+from .schedule import Schedule, ScheduleError, time_zone
 from .tables import StandingAgent, StandingAgentEvent
 
 if TYPE_CHECKING:
@@ -107,8 +107,6 @@ def checked_schedule(cron: str | None, zone: str, now: datetime | None = None) -
     """The schedule (None without `cron`), or a 422 naming the field."""
     try:
         if not cron or not cron.strip():
-            from .schedule import time_zone
-
             time_zone(zone)
             return None
         return Schedule.parse(cron, zone, now=now)

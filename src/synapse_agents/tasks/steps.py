@@ -30,8 +30,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
 
 from .._json import jsonable
-from ..chat.outcome import ERROR_OUTCOMES
-from ..events import Notice
+from ..events import ERROR_OUTCOMES, Notice
 from .queue import append_logs
 
 if TYPE_CHECKING:

@@ -9,12 +9,13 @@ from fastapi import APIRouter
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
 from .cli import traces_app
-from .routes import router
 
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
     """The traces of runs and turns."""
+    from .routes import router
+
     return [router]
 
 

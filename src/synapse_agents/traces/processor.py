@@ -12,18 +12,22 @@ when its span ends (`traces.rows`), never written on the event loop.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+from opentelemetry.trace import get_current_span
+from pydantic_ai._run_context import get_current_run_context
 
 from ..redaction import scrub_value
+from ..store.write_queue import Statement
 from .rows import debug_log_row, no_answer, run_row, span_error, tool_row
 from .sink import RunPlace, TraceSink, current_sink
 from .tables import DebugLog, TraceRun, TraceTool
+from .tee import synapse_span
 
 RUN, MODEL, TOOL = 'invoke_agent', 'chat', 'execute_tool'
 _OPERATION = 'gen_ai.operation.name'
@@ -165,7 +169,6 @@ def _total(costs: list[Decimal | None]) -> Decimal | None:
 def _insert(table: Any, row: dict[str, Any]) -> Any:
     """The row's insert, with every secret Synapse holds redacted from its texts (an error that
     quotes a key, a tool's arguments or result); a debug log's `data` was redacted before packing."""
-    from ..store.write_queue import Statement
 
     return Statement(_statement(table), scrub_value(row))
 
@@ -183,3 +186,19 @@ _PROCESSOR = TraceProcessor()
 def processor() -> TraceProcessor:
     """The process's one trace processor."""
     return _PROCESSOR
+
+
+def current_place() -> RunPlace | None:
+    """The place of the agent run the caller is inside (a tool's), None outside any traced run."""
+    ctx = get_current_run_context()
+    if ctx is None or ctx.run_id is None or current_sink() is None:
+        return None
+    place = processor().place(ctx.run_id)
+    if place is None:
+        return None
+    span = synapse_span(get_current_span()).get_span_context()
+    if (
+        span.is_valid
+    ):  # the tool's span (Synapse's own, beside the app's): a run queued from it hangs under it
+        place = replace(place, span_id=format(span.span_id, '016x'))
+    return place

@@ -18,6 +18,7 @@ from sqlalchemy import and_, exists, or_, select
 from sqlalchemy.orm import aliased
 
 from ..store import Store
+from ..store.engine import writer
 from .rows import unpack
 from .tables import DebugLog, TraceRun, TraceTool
 
@@ -243,8 +244,6 @@ def prune_older(store: Store, before: datetime) -> int:
     """Remove trace rows of trees that started before `before` and belong to no conversation (rows
     that belong to one go with it); how many runs were removed."""
     from sqlalchemy import delete
-
-    from ..store.engine import writer
 
     with writer(store.engine).begin() as connection:
         old = select(TraceRun.root_run_id).where(

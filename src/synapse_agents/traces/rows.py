@@ -23,6 +23,7 @@ from ..redaction import redact, scrub, scrub_value
 from ..store.ids import new_id
 from ..store.schema import utcnow
 from .sink import RunPlace, TraceSink
+from .tables import is_root
 
 NO_RESPONSE = 'No response: the request failed or was cut short (the run says why).'
 """The error of a model call that got no answer. pydantic-ai's span of a streamed request that
@@ -339,8 +340,6 @@ def run_row(
     span: ReadableSpan, place: RunPlace, parent_run_id: str | None, origin: str, sink: TraceSink
 ) -> dict[str, Any]:
     """The `trace_runs` row of a finished `invoke_agent` span (the caller adds counts and cost)."""
-    from .tables import is_root
-
     attributes = _attributes(span)
     own = place.run_id == sink.run_id
     error = span_error(span)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, PlainSerializer
 
 from ..accounting.spend import decimal_text
-from ..web.routes.schemas import Timestamp
+from ..wire_types import Timestamp
 from .tables import TraceRun
 
 Amount = Annotated[Decimal, PlainSerializer(decimal_text, return_type=str)]

@@ -7,7 +7,7 @@ tasks and in the threads sync tools run in. The span processor (`traces.processo
 spans started while a sink is open, and sends them where the sink says: debug logs into its store
 when `writes` is set, OpenTelemetry out when `export` names an endpoint.
 
-`RunPlace` is where a run sits in its tree. `current_place()` is the place of the run the caller is
+`RunPlace` is where a run sits in its tree. `processor.current_place()` is the place of the run the caller is
 inside (None outside any traced run): a task queued from a tool keeps it, so the task's run joins
 that tree even when another process runs it.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -121,25 +121,3 @@ def tracing(sink: TraceSink | None) -> Iterator[None]:
         # that context is gone with its task anyway.
         with suppress(ValueError):
             _SINK.reset(token)
-
-
-def current_place() -> RunPlace | None:
-    """The place of the agent run the caller is inside (a tool's), None outside any traced run."""
-    from opentelemetry.trace import get_current_span
-    from pydantic_ai._run_context import get_current_run_context
-
-    from .processor import processor
-    from .tee import synapse_span
-
-    ctx = get_current_run_context()
-    if ctx is None or ctx.run_id is None or _SINK.get() is None:
-        return None
-    place = processor().place(ctx.run_id)
-    if place is None:
-        return None
-    span = synapse_span(get_current_span()).get_span_context()
-    if (
-        span.is_valid
-    ):  # the tool's span (Synapse's own, beside the app's): a run queued from it hangs under that tool
-        place = replace(place, span_id=format(span.span_id, '016x'))
-    return place

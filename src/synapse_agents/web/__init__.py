@@ -1,5 +1,5 @@
-"""The HTTP side of Synapse: the FastAPI app factory, its routes and the dashboard."""
+"""The HTTP side of Synapse: the FastAPI app factory (`web.app`), its routes and the dashboard.
 
-from .context import SynapseContext
-
-__all__ = ['SynapseContext']
+The package imports nothing itself: `synapse --help` loads the web plugin (`web.plugin`) without
+the app, the runtime or FastAPI's routes, which come with the first request for them.
+"""

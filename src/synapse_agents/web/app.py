@@ -13,8 +13,9 @@ from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
 from .._version import __version__
+from ..plugins.answers import plugin_routers
 from ..plugins.defaults import DEFAULT_PLUGINS
-from ..plugins.manager import plugin_dashboard_areas, plugin_manager, plugin_routers
+from ..plugins.manager import plugin_dashboard_areas, plugin_manager
 from ..settings import load_settings
 from ..store import Store
 from .access import AccessMiddleware, AccessPolicy, policy_for

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from fastapi import APIRouter
 
 from ..plugins.hookspecs import hookimpl
-from . import api_docs, login
-from .routes import extensions, health
 
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
     """Sign-in, the API docs, `GET /api/health` and `GET /api/extensions`."""
+    from . import api_docs, login
+    from .routes import extensions, health
+
     return [login.router, api_docs.router, health.router, extensions.router]

@@ -17,7 +17,7 @@ is; `SynapseEventStream` only adds:
   is stored as interrupted, where the protocol's own closing chunk says error;
 - `data-tool-timing` (transient) right after a tool call's result: its duration as stored, so the
   live card shows what a reload shows;
-- `data-tool-approval` for each tool call the run paused on (`chat/deferred.py`): its id, name,
+- `data-tool-approval` for each tool call the run paused on (`conversations/deferred.py`): its id, name,
   arguments and what it waits for (`approval` or `external`), after the run's result; with
   `sdk_version` 6 or 7, also the SDK's own `tool-approval-request` for each call that needs
   approval. `messageMetadata` then lists the waiting ids as `awaiting`. A turn that resumes a
@@ -65,8 +65,8 @@ from pydantic_ai.ui.vercel_ai.response_types import (
 )
 
 from .._json import jsonable
-from ..chat.deferred import paused_calls
 from ..chat.outcome import native_tool_status, usage_summary
+from ..conversations.deferred import paused_calls
 from ..events import Notice, ToolTimed, TurnEvent, TurnFailed, TurnFinished, TurnStarted
 
 STREAM_HEADERS = {

@@ -9,9 +9,9 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from ..._storable import Unreadable, loads
 from ...chat.attachments import Upload
-from ...chat.deferred import Decisions, read_decisions
 from ...chat.request import InputLimits, TurnRequest, check_content, check_text
 from ...chat.service import current_snapshot, find_agent, target_for
+from ...conversations.deferred import Decisions, read_decisions
 from ...errors import AgentLookupError, DecisionsInvalid
 from ...targets.deps_values import parse_values
 from ...targets.model_choice import selectable_models

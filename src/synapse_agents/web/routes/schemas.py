@@ -15,7 +15,6 @@ as any JSON.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
@@ -26,6 +25,8 @@ from ...conversations.snippets import Snippet
 from ...corrupt import note
 from ...scope import pairs_problem
 from ...store.repository import DeletionReport
+from ...wire_types import Timestamp as Timestamp
+from ...wire_types import iso as iso
 from .chat_schemas import STREAM_EVENT as STREAM_EVENT
 from .chat_schemas import STREAM_RESPONSE_HEADERS as STREAM_RESPONSE_HEADERS
 from .chat_schemas import ModelList as ModelList
@@ -35,16 +36,6 @@ TOOL_VALUE_LIMIT = 2048
 """Largest tool argument or result (bytes of JSON) shipped whole in a replay."""
 
 
-def iso(value: datetime) -> str:
-    """ISO 8601 in UTC with milliseconds: `2026-11-30T06:11:50.884Z`."""
-    return value.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.') + f'{value.microsecond // 1000:03d}Z'
-
-
-Timestamp = Annotated[
-    datetime,
-    PlainSerializer(iso, return_type=str),
-    Field(description='ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.'),
-]
 Cost = Annotated[Decimal, PlainSerializer(float, return_type=float)]
 """USD: exact in the store, a JSON number on the wire (a float prints the decimal for any price)."""
 ToolStatus = Literal['pending', 'success', 'error', 'interrupted', 'awaiting', 'approved', 'denied']

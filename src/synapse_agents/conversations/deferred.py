@@ -24,8 +24,8 @@ from pydantic_ai.messages import ToolCallPart
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDenied
 
 from .._json import jsonable
-from ..conversations.decisions import AwaitingCall
 from ..errors import DecisionsInvalid
+from .decisions import AwaitingCall
 
 PauseKind = Literal['approval', 'external']
 """`approval`: Approve or Deny; `external`: the call's result is supplied from outside the run."""

@@ -16,13 +16,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .provider import export_to, install
-from .sink import RunPlace, TraceSink, current_sink, tracing
+from pydantic_ai import Agent
+
+from ..discovery import _pydantic_ai_internals as internals
+from ..settings import Settings
+from ..traces.provider import export_to, install
+from ..traces.sink import RunPlace, TraceSink, current_sink, tracing
 
 if TYPE_CHECKING:
-    from ..chat.prepared import PreparedTurn
-    from ..settings import Settings
     from ..store.write_queue import WriteQueue
+    from .prepared import PreparedTurn
 
 DEBUG_KEY = 'synapse.debug'
 ACTIONS = {'chat': 'chat_turn', 'task': 'task_run', 'workflow': 'workflow_step'}
@@ -30,10 +33,6 @@ ACTIONS = {'chat': 'chat_turn', 'task': 'task_run', 'workflow': 'workflow_step'}
 
 def agent_debug(agent: Any) -> bool | None:
     """The agent's own `synapse.debug` metadata (None when it says nothing)."""
-    from pydantic_ai import Agent
-
-    from ..discovery import _pydantic_ai_internals as internals
-
     if not isinstance(agent, Agent):
         return None
     metadata = internals.metadata(agent)
@@ -56,8 +55,6 @@ def wants_debug(settings: Settings, origin: str, slug: str, agent: Any) -> bool:
 
 def turn_sink(turn: PreparedTurn, writes: WriteQueue) -> TraceSink | None:
     """The sink of `turn`'s run, or None when nothing about it is recorded or exported."""
-    from ..settings import Settings
-
     settings = turn.settings or Settings()
     outer = current_sink()
     record = agent_debug(turn.target.agent) is not False

@@ -25,7 +25,7 @@ from rich.console import Console
 from ..cli_common import fail
 
 if TYPE_CHECKING:
-    from ..runtime import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
     from ..runtime.jobs import Job
     from ..settings import LoadedSettings
     from .tables import AgentTask
@@ -51,7 +51,7 @@ def _loaded(**overrides: Any) -> LoadedSettings:
 def _root(ctx: typer.Context, loaded: LoadedSettings) -> SynapseRuntime:
     from ..cli_db import plugins_of
     from ..errors import StoreNotReady
-    from ..runtime import SynapseRuntime
+    from ..runtime.assembled import SynapseRuntime
 
     try:
         return SynapseRuntime.open(loaded, agents=False, plugins=plugins_of(ctx))
