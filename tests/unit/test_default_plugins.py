@@ -9,12 +9,14 @@ from pathlib import Path
 from fastapi import APIRouter
 
 from synapse_agents.plugins import DashboardArea, Job, hookimpl
+from synapse_agents.plugins.answers import area_tables
 from synapse_agents.plugins.defaults import DEFAULT_PLUGINS, default_manager
 from synapse_agents.plugins.manager import _answers, plugin_dashboard_areas, plugin_manager, plugin_names
 from synapse_agents.runtime.maintenance import HEARTBEAT_JOB, SWEEP_JOB
 from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
+from synapse_agents.store.schema import Base
 
 
 def test_each_default_plugin_is_the_plugin_module_of_one_package() -> None:
@@ -83,3 +85,21 @@ def test_an_installed_plugin_comes_after_the_default_ones_even_when_it_asks_to_b
         assert jobs[-1] == 'eager'
     finally:
         store.close()
+
+
+def test_each_built_in_area_declares_its_tables_through_its_plugin() -> None:
+    owners = {table.name: name for name, table in area_tables(default_manager())}
+    assert owners['conversations'] == 'synapse_agents.conversations.plugin'
+    assert owners['messages'] == 'synapse_agents.conversations.plugin'
+    assert owners['llm_calls'] == 'synapse_agents.accounting.plugin'
+    assert owners['spending_limits'] == 'synapse_agents.accounting.plugin'
+    assert owners['agent_tasks'] == 'synapse_agents.tasks.plugin'
+    assert owners['trace_runs'] == 'synapse_agents.traces.plugin'
+    assert owners['registry_providers'] == 'synapse_agents.registry.plugin'
+    declared = {
+        mapper.class_.__tablename__
+        for mapper in Base.registry.mappers
+        if mapper.class_.__module__.startswith('synapse_agents.')
+        and not mapper.class_.__module__.startswith('synapse_agents.store.')
+    }
+    assert set(owners) == declared

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 
 import typer
 from fastapi import APIRouter
+from sqlalchemy import Table
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
+from ..store.schema import tables_declared_in
 from .cli import limits_app, spend_app
 
 
@@ -31,3 +33,11 @@ def register_commands(cli: typer.Typer) -> None:
     """`synapse spend` and `synapse limits`."""
     cli.add_typer(spend_app, name='spend')
     cli.add_typer(limits_app, name='limits')
+
+
+@hookimpl
+def register_tables() -> Sequence[Table]:
+    """The ledger and the spending limits with their reservations."""
+    from . import tables
+
+    return tables_declared_in(tables.__name__)

@@ -20,8 +20,10 @@ def plugin_routers(manager: pluggy.PluginManager) -> list[APIRouter]:
     return _checked(found, APIRouter, 'register_routes')
 
 
-def plugin_tables(manager: pluggy.PluginManager) -> list[tuple[str, Table]]:
-    """Each plugin's tables as (plugin name, table); each must be on the store's metadata."""
+def area_tables(manager: pluggy.PluginManager) -> list[tuple[str, Table]]:
+    """Every plugin's tables as (plugin name, table), Synapse's own areas' first: asking for them
+    loads each area's tables onto the store's metadata and into its table registry (the store
+    imports no area). Each must be on the store's metadata."""
     found: list[tuple[str, Table]] = []
     for name, answer in _answers(manager, 'register_tables'):
         for table in _checked(_flat([answer], 'register_tables'), Table, 'register_tables'):
@@ -32,3 +34,9 @@ def plugin_tables(manager: pluggy.PluginManager) -> list[tuple[str, Table]]:
                 )
             found.append((name, table))
     return found
+
+
+def plugin_tables(manager: pluggy.PluginManager) -> list[tuple[str, Table]]:
+    """The installed plugins' tables (`area_tables` without Synapse's own areas)."""
+    defaults = set(getattr(manager, 'defaults', []))
+    return [(name, table) for name, table in area_tables(manager) if name not in defaults]

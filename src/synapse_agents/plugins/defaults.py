@@ -14,6 +14,7 @@ from .manager import PluginManager, plugin_manager
 DEFAULT_PLUGINS: tuple[str, ...] = (
     'synapse_agents.web.plugin',  # sign-in, API docs, health, extensions
     'synapse_agents.chat.plugin',  # Agents and History: agents, chat, conversations, attachments
+    'synapse_agents.conversations.plugin',  # the conversations' tables
     'synapse_agents.runtime.plugin',  # the sweep, the heartbeat, auto-prune; `synapse db`
     'synapse_agents.registry.plugin',
     'synapse_agents.accounting.plugin',  # Spend

@@ -6,8 +6,10 @@ from collections.abc import Sequence
 
 import typer
 from fastapi import APIRouter
+from sqlalchemy import Table
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
+from ..store.schema import tables_declared_in
 from .cli import registry_app
 
 
@@ -29,3 +31,11 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:
 def register_commands(cli: typer.Typer) -> None:
     """`synapse registry`."""
     cli.add_typer(registry_app, name='registry')
+
+
+@hookimpl
+def register_tables() -> Sequence[Table]:
+    """Providers, models, presets, tones, configured agents, settings."""
+    from . import tables
+
+    return tables_declared_in(tables.__name__)

@@ -25,7 +25,7 @@ import pluggy
 
 from ..chat.service import ChatService
 from ..discovery import Catalog
-from ..plugins.answers import plugin_tables
+from ..plugins.answers import area_tables, plugin_tables
 from ..plugins.manager import plugin_jobs, plugin_manager
 from ..settings import LoadedSettings, Settings, remember_settings
 from ..settings_reload import SettingsReloader
@@ -85,6 +85,7 @@ class SynapseRuntime:
         """
         settings = loaded.settings
         remember_settings(settings)
+        area_tables(plugins)  # every area's tables on the metadata before the store checks them
         if schema == 'ready':
             store = open_store(settings, auto_upgrade=True)
         else:

@@ -16,15 +16,8 @@ from dataclasses import dataclass, field
 
 import pluggy
 
-# Every built-in area's tables, on the store's metadata and in its table registry: the store
-# imports no area, so the root loads them all (counts, `synapse db tables`, the health check).
-from ..accounting import tables as _accounting_tables  # noqa: F401
-from ..conversations import tables as _conversation_tables  # noqa: F401
 from ..plugins.defaults import default_manager
-from ..registry import tables as _registry_tables  # noqa: F401
 from ..settings import LoadedSettings
-from ..tasks import tables as _task_tables  # noqa: F401
-from ..traces import tables as _trace_tables  # noqa: F401
 from . import assembled, synapse
 from .assembled import DEMO_TARGET, Schema, deps_file, env_files
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Dialect, Integer, Numeric, String
+from sqlalchemy import JSON, BigInteger, DateTime, Dialect, Integer, Numeric, String, Table
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -103,3 +103,13 @@ class StoreInstance(Base):
     pid_scope: Mapped[str | None] = mapped_column(String(255))
     started_at: Mapped[datetime] = mapped_column()
     heartbeat_at: Mapped[datetime] = mapped_column()
+
+
+def tables_declared_in(module: str) -> list[Table]:
+    """The tables of the models declared in `module` (an area's `tables` module), in the order
+    declared: what its plugin answers to `register_tables`."""
+    return [
+        mapper.local_table
+        for mapper in Base.registry.mappers
+        if mapper.class_.__module__ == module and isinstance(mapper.local_table, Table)
+    ]

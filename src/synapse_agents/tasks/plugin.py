@@ -8,8 +8,10 @@ from typing import Any
 
 import typer
 from fastapi import APIRouter
+from sqlalchemy import Table
 
 from ..plugins.hookspecs import DashboardArea, Job, Root, hookimpl
+from ..store.schema import tables_declared_in
 from .cli import tasks_app
 from .cli_processes import scheduler_command, worker_command
 
@@ -43,3 +45,11 @@ def register_commands(cli: typer.Typer) -> None:
     cli.add_typer(tasks_app, name='tasks')
     cli.command('worker')(worker_command)
     cli.command('scheduler')(scheduler_command)
+
+
+@hookimpl
+def register_tables() -> Sequence[Table]:
+    """Standing agents, their tasks and logs."""
+    from . import tables
+
+    return tables_declared_in(tables.__name__)

@@ -6,8 +6,10 @@ from collections.abc import Sequence
 
 import typer
 from fastapi import APIRouter
+from sqlalchemy import Table
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
+from ..store.schema import tables_declared_in
 from .cli import traces_app
 
 
@@ -29,3 +31,11 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:
 def register_commands(cli: typer.Typer) -> None:
     """`synapse traces`."""
     cli.add_typer(traces_app, name='traces')
+
+
+@hookimpl
+def register_tables() -> Sequence[Table]:
+    """Trace runs, their tool calls and debug logs."""
+    from . import tables
+
+    return tables_declared_in(tables.__name__)
