@@ -73,11 +73,6 @@ def usage_summary(usage: RunUsage | None) -> dict[str, int]:
     }
 
 
-def usage_cost(usage: RunUsage | None) -> Decimal | None:
-    """The run's cost in USD, exact (pydantic-ai prices in `Decimal`); None when any price is unknown."""
-    return Decimal(usage.cost) if usage is not None and usage.cost is not None else None
-
-
 def cost_number(cost: Decimal | None) -> float | None:
     """A cost as the wire sends it: a JSON number (a `Decimal` would be encoded as a string).
 
