@@ -622,6 +622,13 @@ def test_bad_input_is_a_json_error_that_changes_nothing(
     assert shape(tree(client, reply.run_id)) == THREE_LEVELS
 
 
+def test_a_number_is_not_a_moment(client: TestClient) -> None:
+    # The schema says ISO 8601; pydantic alone would read a number as seconds since 1970.
+    for params in ({'since': '0'}, {'until': '1764000000'}, {'since': '1.5e9'}, {'until': ' -3 '}):
+        assert 'not a number' in refused(client.get(TRACES, params=params), 422)
+    assert client.get(TRACES, params={'since': '2026-01-01T00:00:00Z'}).status_code == 200
+
+
 # -- deletion and queries -----------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from ..store.ids import shown_id
 from ..web.context import SynapseContext, get_context
 from ..web.errors import ApiError, error_responses, require_id
+from ..wire_types import IsoMoment
 from . import read
 from .edge import trimmed
 from .schemas import ModelCallDetail, TraceNode, TracePage, TraceRoot, TraceTree
@@ -51,8 +52,8 @@ async def traces(
     conversation_id: Annotated[str | None, Query(pattern=RUN_ID)] = None,
     message_id: Annotated[str | None, Query(pattern=RUN_ID)] = None,
     errors: Annotated[bool, Query(description='Only trees in which a run failed.')] = False,
-    since: Annotated[datetime | None, Query(description='Started at or after (ISO 8601).')] = None,
-    until: Annotated[datetime | None, Query(description='Started before (ISO 8601).')] = None,
+    since: Annotated[IsoMoment | None, Query(description='Started at or after (ISO 8601).')] = None,
+    until: Annotated[IsoMoment | None, Query(description='Started before (ISO 8601).')] = None,
     before: Annotated[
         str | None, Query(pattern=RUN_ID, description='The `next_before` of the last page.')
     ] = None,
