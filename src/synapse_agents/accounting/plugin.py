@@ -4,14 +4,16 @@ dashboard's Spend area."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import typer
-from fastapi import APIRouter
-from sqlalchemy import Table
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
-from ..store.schema import tables_declared_in
 from .cli import limits_app, spend_app
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
+    from sqlalchemy import Table
 
 
 @hookimpl
@@ -38,6 +40,7 @@ def register_commands(cli: typer.Typer) -> None:
 @hookimpl
 def register_tables() -> Sequence[Table]:
     """The ledger and the spending limits with their reservations."""
+    from ..store.schema import tables_declared_in
     from . import tables
 
     return tables_declared_in(tables.__name__)

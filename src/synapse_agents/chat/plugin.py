@@ -4,10 +4,12 @@ routes and the dashboard's Agents and History areas."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from fastapi import APIRouter
+from typing import TYPE_CHECKING
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
 
 
 @hookimpl

@@ -4,16 +4,18 @@ pydantic-ai conversation log). Their routes are the playground's (`chat/plugin.p
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from sqlalchemy import Table
+from typing import TYPE_CHECKING
 
 from ..plugins.hookspecs import hookimpl
-from ..store.schema import tables_declared_in
+
+if TYPE_CHECKING:
+    from sqlalchemy import Table
 
 
 @hookimpl
 def register_tables() -> Sequence[Table]:
     """Conversations, messages, tool invocations and the conversation log."""
+    from ..store.schema import tables_declared_in
     from . import tables
 
     return tables_declared_in(tables.__name__)

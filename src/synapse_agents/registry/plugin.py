@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import typer
-from fastapi import APIRouter
-from sqlalchemy import Table
 
 from ..plugins.hookspecs import DashboardArea, hookimpl
-from ..store.schema import tables_declared_in
 from .cli import registry_app
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
+    from sqlalchemy import Table
 
 
 @hookimpl
@@ -36,6 +38,7 @@ def register_commands(cli: typer.Typer) -> None:
 @hookimpl
 def register_tables() -> Sequence[Table]:
     """Providers, models, presets, tones, configured agents, settings."""
+    from ..store.schema import tables_declared_in
     from . import tables
 
     return tables_declared_in(tables.__name__)

@@ -4,16 +4,17 @@ scheduler's and in-process worker's jobs, and the dashboard's Tasks area."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from fastapi import APIRouter
-from sqlalchemy import Table
 
 from ..plugins.hookspecs import DashboardArea, Job, Root, hookimpl
-from ..store.schema import tables_declared_in
 from .cli import tasks_app
 from .cli_processes import scheduler_command, worker_command
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
+    from sqlalchemy import Table
 
 
 @hookimpl
@@ -50,6 +51,7 @@ def register_commands(cli: typer.Typer) -> None:
 @hookimpl
 def register_tables() -> Sequence[Table]:
     """Standing agents, their tasks and logs."""
+    from ..store.schema import tables_declared_in
     from . import tables
 
     return tables_declared_in(tables.__name__)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from fastapi import APIRouter
+from typing import TYPE_CHECKING
 
 from ..plugins.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
 
 
 @hookimpl
