@@ -27,12 +27,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    bindparam,
     delete,
     func,
     insert,
@@ -110,28 +112,45 @@ def window(limit: SpendingLimit, now: datetime) -> tuple[datetime, datetime]:
 # -- consumption -------------------------------------------------------------------------------
 
 
-def _held(found: Sequence[SpendingLimit], now: datetime) -> Any:
+def _held(found: Sequence[SpendingLimit], now: datetime) -> tuple[Any, dict[str, Any]]:
     """Per limit (its index in `found`) and currency: the ledger's spend in its window and the live
-    reservations of its scope, all in one statement (one snapshot, one round trip)."""
+    reservations of its scope, all in one statement (one snapshot, one round trip); with its
+    parameters. The statement depends only on the limits' scopes and kinds of window, so it is
+    built once for each such shape and its compiled form is reused."""
     moment = _aware(now)
-    parts: list[Any] = []
+    shape = tuple((limit.scope, limit.period in SLIDING) for limit in found)
+    params: dict[str, Any] = {'now': moment}
     for index, limit in enumerate(found):
         start, end = window(limit, moment)
+        params[f'id_{index}'] = limit.scope_id
+        params[f'start_{index}'] = start
+        if limit.period not in SLIDING:
+            params[f'end_{index}'] = end
+    return _held_statement(shape), params
+
+
+@lru_cache(maxsize=256)
+def _held_statement(shape: tuple[tuple[str, bool], ...]) -> Any:
+    parts: list[Any] = []
+    for index, (scope, sliding) in enumerate(shape):
         spent = select(
             literal(index).label('limit'), LlmCall.currency.label('currency'), LlmCall.cost.label('amount')
         ).where(
-            _LEDGER_COLUMN[limit.scope] == limit.scope_id,
+            _LEDGER_COLUMN[scope] == bindparam(f'id_{index}'),
             LlmCall.cost.is_not(None),
-            LlmCall.created_at >= start,
+            LlmCall.created_at >= bindparam(f'start_{index}', type_=LlmCall.created_at.type),
         )
-        if limit.period not in SLIDING:
+        if not sliding:
             # A sliding window has no upper bound: a row stamped by a clock a little ahead still counts.
-            spent = spent.where(LlmCall.created_at < end)
+            spent = spent.where(LlmCall.created_at < bindparam(f'end_{index}', type_=LlmCall.created_at.type))
         reserved = select(
             literal(index).label('limit'),
             SpendingReservation.currency.label('currency'),
             SpendingReservation.amount.label('amount'),
-        ).where(_RESERVED_COLUMN[limit.scope] == limit.scope_id, SpendingReservation.expires_at > moment)
+        ).where(
+            _RESERVED_COLUMN[scope] == bindparam(f'id_{index}'),
+            SpendingReservation.expires_at > bindparam('now', type_=SpendingReservation.expires_at.type),
+        )
         parts += [spent, reserved]
     both = union_all(*parts).subquery()
     total = type_coerce(func.sum(type_coerce(both.c.amount, Money())), Money())
@@ -145,7 +164,8 @@ def consumptions_in(
     consumed = [Decimal(0) for _ in found]
     if not found:
         return consumed
-    for index, currency, amount in connection.execute(_held(found, now)).all():
+    statement, params = _held(found, now)
+    for index, currency, amount in connection.execute(statement, params).all():
         if amount is None:
             continue
         converted = convert(Decimal(amount), currency, found[index].currency, settings)
