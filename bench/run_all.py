@@ -8,6 +8,7 @@ output is kept too and goes into the document.
     python bench/run_all.py                    # everything (`make bench`)
     python bench/run_all.py --only turn,history
     python bench/run_all.py --no-write         # print, leave docs/benchmarks.md alone
+    python bench/run_all.py --only peer --against 64aba83   # that commit served side by side
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Script:
 
 SCRIPTS = (
     Script('discovery', 'Discovery', 'bench_discovery.py'),
+    Script('peer', 'Against the peer, and per feature', 'bench_peer.py'),
     Script('turn', 'Chat turns', 'bench_turn.py'),
     Script('python-api', 'Python API', 'bench_python_api.py'),
     Script('spending', 'Spending limits', 'bench_spending.py'),
@@ -67,11 +69,16 @@ class Outcome:
     returncode: int
 
 
-def run(script: Script, console: Console) -> Outcome:
+AGAINST = {'peer'}
+"""The scripts that take `--against REF` (another commit served side by side)."""
+
+
+def run(script: Script, console: Console, against: str | None = None) -> Outcome:
     """Run one script with `--json`, echoing its output as it goes."""
     with tempfile.NamedTemporaryFile(suffix='.json', delete=False) as handle:
         json_path = Path(handle.name)
-    command = [sys.executable, str(BENCH / script.file), *script.args, '--json', str(json_path)]
+    extra = ('--against', against) if against and script.key in AGAINST else ()
+    command = [sys.executable, str(BENCH / script.file), *script.args, *extra, '--json', str(json_path)]
     console.rule(f'[bold]{script.title}[/] — {" ".join(command[1:-2])}')
     started = time.perf_counter()
     env = {**os.environ, 'PYTHONUNBUFFERED': '1'}
@@ -163,7 +170,8 @@ def markdown(outcomes: list[Outcome], total_seconds: float) -> str:
         '<!-- Written by `make bench` (bench/run_all.py); edit the scripts, not this file. -->',
         '',
         f'Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {machine()}, commit {commit()}; '
-        f'the whole run took {total_seconds / 60:.1f} minutes.',
+        f'the whole run took {total_seconds / 60:.1f} minutes; load average at its end (1, 5, 15 min): '
+        f'{", ".join(f"{x:.2f}" for x in os.getloadavg())}.',
         '',
         'Every figure is compared with its floor in the same run (the agent run directly with',
         'pydantic-ai, a plain import, the same query at small scale), because these machines are',
@@ -218,11 +226,14 @@ def main() -> int:
     parser.add_argument('--only', help='comma-separated: ' + ','.join(s.key for s in SCRIPTS))
     parser.add_argument('--no-write', action='store_true', help='do not write docs/benchmarks.md')
     parser.add_argument('--out', default=str(ROOT / 'docs' / 'benchmarks.md'))
+    parser.add_argument(
+        '--against', metavar='REF', help='also serve this commit side by side (bench_peer.py), as a ratio'
+    )
     args = parser.parse_args()
     chosen = [s for s in SCRIPTS if not args.only or s.key in args.only.split(',')]
     console = Console(width=None if sys.stdout.isatty() else 180)
     started = time.perf_counter()
-    outcomes = [run(script, console) for script in chosen]
+    outcomes = [run(script, console, args.against) for script in chosen]
     total = time.perf_counter() - started
     console.print()
     console.print(table(outcomes))
