@@ -3,14 +3,17 @@
 The peer is pydantic-ai's own chat app (`Agent.to_web()`), which records nothing. The same agent (a
 scripted `FunctionModel`: one tool call, then 12 streamed words; two model calls a turn, no
 network) is served by the peer and by several `synapse serve` processes, each on its own SQLite
-home; one HTTP client sends one turn to each in turn (peer, synapse, synapse variant, ..., peer,
-...), so machine noise hits all alike. Reported: time to the first text chunk and to the end of
-the turn, median and p95, and each server's ratio to the peer.
+home; one HTTP client sends one turn to each, round after round, in a new random order each round
+and after a short pause (`--pause`), so the background writes of one turn do not land on the next
+server's turn and machine noise hits all alike. Reported: time to the first text chunk and to the
+end of the turn, median and p95, and each server's ratio to the peer.
 
 The servers (variants differ from `synapse` by one switch, so the difference is that piece's cost):
 
 - `synapse`: defaults (trace tree recorded, debug bodies kept for playground turns, the ledger
   row written, the spending check on with no limit);
+- `synapse again`: the same, another process: the noise between two identical servers, the
+  smallest difference the per-feature table can tell from nothing;
 - `no debug bodies`: `SYNAPSE_DEBUG_PLAYGROUND=false`;
 - `no traces`: the same agent with `metadata={'synapse.debug': False}` (no trace tree, no bodies);
 - `1 limit`, `4 limits`: spending limits on the agent (calendar/sliding day/month), none reached;
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -108,6 +112,7 @@ def servers(against: Checkout | None) -> list[Server]:
     rotation = [
         Server('peer', peer=True),
         Server('synapse'),
+        Server('synapse again'),
         Server('no debug bodies', env={'SYNAPSE_DEBUG_PLAYGROUND': 'false'}),
         Server('no traces', agent='shop_untraced'),
         Server('1 limit', limits=1),
@@ -170,12 +175,14 @@ async def turn(client: httpx.AsyncClient, server: Server) -> tuple[float, float]
     return (first or end) - started, end - started
 
 
-async def measure(rotation: list[Server], runs: int, warmup: int) -> None:
+async def measure(rotation: list[Server], runs: int, warmup: int, pause: float) -> None:
+    order = random.Random(29)
     async with httpx.AsyncClient(timeout=60) as client:
         for server in rotation:
             await prepare(client, server)
         for index in range(runs + warmup):
-            for server in rotation:
+            for server in order.sample(rotation, len(rotation)):
+                await asyncio.sleep(pause)
                 sample = await turn(client, server)
                 if index >= warmup:
                     server.samples.append(sample)
@@ -234,6 +241,7 @@ def features(rotation: list[Server], runs: int) -> list[Result]:
     if base is None:
         return []
     measured = [
+        ('nothing (a second identical server: the noise)', 'synapse again', 1),
         ('traces (the trace tree)', 'no traces', -1),
         ('debug bodies (playground)', 'no debug bodies', -1),
         ('spending, 1 limit', '1 limit', 1),
@@ -269,7 +277,7 @@ async def main_async(args: argparse.Namespace) -> list[Result]:
     try:
         for index, server in enumerate(rotation):
             start(server, project, work / 'homes' / f'server{index}')
-        await measure(rotation, args.runs, args.warmup)
+        await measure(rotation, args.runs, args.warmup, args.pause)
     finally:
         for server in rotation:
             if server.process is not None:
@@ -291,6 +299,7 @@ def main() -> None:
     )
     parser.add_argument('--runs', type=int, default=40, help='turns per server (default 40)')
     parser.add_argument('--warmup', type=int, default=5)
+    parser.add_argument('--pause', type=float, default=0.05, help='seconds between two turns (default 0.05)')
     parser.add_argument('--against', help='also serve this commit (a git ref), side by side')
     parser.add_argument('--only', help='comma-separated server names (peer,synapse,...)')
     parser.add_argument('--json', help='write the results here (bench/results.py)')
