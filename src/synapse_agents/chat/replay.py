@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
+from copy import copy
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,7 @@ def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> l
     with _LOCK:
         for key, start, end in zip(keys, starts, [*starts[1:], len(dumped)][: len(starts)], strict=True):
             if key is not None:
-                _VALIDATED[key] = validated[start:end]
+                _VALIDATED[key] = [copy(message) for message in validated[start:end]]
                 if len(_VALIDATED) > _KEPT:
                     _VALIDATED.popitem(last=False)
     history: list[ModelMessage] = []
@@ -106,9 +107,11 @@ def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> l
 def _known(key: tuple[str, str]) -> list[ModelMessage] | None:
     with _LOCK:
         found = _VALIDATED.get(key)
-        if found is not None:
-            _VALIDATED.move_to_end(key)
-        return found
+        if found is None:
+            return None
+        _VALIDATED.move_to_end(key)
+    # A run may reassign a message's fields (its instructions, its parts): each turn gets its own.
+    return [copy(message) for message in found]
 
 
 NOT_MESSAGES = 'model_messages are not model messages'
