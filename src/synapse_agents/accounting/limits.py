@@ -212,6 +212,30 @@ def _applicable(subject: Subject) -> ColumnElement[bool] | None:
     return SpendingLimit.enabled.is_(True) & or_(*matches)
 
 
+def _scope_params(ids: dict[str, str]) -> dict[str, str]:
+    return {f'scope_{scope}': value for scope, value in ids.items()}
+
+
+def _matching(scopes: tuple[str, ...]) -> ColumnElement[bool]:
+    matches = [
+        (SpendingLimit.scope == scope) & (SpendingLimit.scope_id == bindparam(f'scope_{scope}'))
+        for scope in scopes
+    ]
+    return SpendingLimit.enabled.is_(True) & or_(*matches)
+
+
+@lru_cache(maxsize=64)
+def _any_of(scopes: tuple[str, ...]) -> Any:
+    """Whether an enabled limit applies, for subjects naming these scopes (built once a shape)."""
+    return select(SpendingLimit.id).where(_matching(scopes)).limit(1)
+
+
+@lru_cache(maxsize=64)
+def _limits_of(scopes: tuple[str, ...]) -> Any:
+    """The enabled limits of subjects naming these scopes, by id, locked on PostgreSQL."""
+    return select(*_LIMIT_COLUMNS).where(_matching(scopes)).order_by(SpendingLimit.id).with_for_update()
+
+
 def applicable_limits(
     store: Store, *, tenant: str | None, user: str | None, agent: str | None, preset: str | None
 ) -> list[SpendingLimit]:
@@ -227,11 +251,12 @@ def applicable_limits(
 
 def any_limits(store: Store, subject: Subject) -> bool:
     """Whether any enabled limit applies (a plain read, before deciding in a transaction)."""
-    condition = _applicable(subject)
-    if condition is None:
+    ids = subject.ids()
+    if not ids:
         return False
     with store.read() as session:
-        return session.execute(select(SpendingLimit.id).where(condition).limit(1)).first() is not None
+        found = session.execute(_any_of(tuple(ids)), _scope_params(ids)).first()
+        return found is not None
 
 
 # -- reserve, settle, release ------------------------------------------------------------------
@@ -311,11 +336,11 @@ def reserve(
     Runs in the caller's write transaction (`BEGIN IMMEDIATE` on SQLite); never raises for a
     refusal, so the overrun rows it writes commit with the transaction."""
     moment = _aware(now or utcnow())
-    condition = _applicable(request.subject)
-    if condition is None:
+    ids = request.subject.ids()
+    if not ids:
         return Decision()
-    locked = select(*_LIMIT_COLUMNS).where(condition).order_by(SpendingLimit.id).with_for_update()
-    limits = [SpendingLimit(**row._mapping) for row in connection.execute(locked).all()]
+    locked = connection.execute(_limits_of(tuple(ids)), _scope_params(ids)).all()
+    limits = [SpendingLimit(**row._mapping) for row in locked]
     if not limits:
         return Decision()
     _check_readable(limits)
