@@ -8,7 +8,8 @@ and after a short pause (`--pause`), so the background writes of one turn do not
 server's turn and machine noise hits all alike. Reported: time to the first text chunk and to the
 end of the turn, median and p95, and each server's ratio to the peer.
 
-The servers (variants differ from `synapse` by one switch, so the difference is that piece's cost):
+The servers (variants differ from `synapse` by one switch; the median of their round-by-round
+difference is that piece's cost):
 
 - `synapse`: defaults (trace tree recorded, debug bodies kept for playground turns, the ledger
   row written, the spending check on with no limit);
@@ -233,9 +234,18 @@ NO_SWITCH = (
 )
 
 
+def paired_ms(base: Server, other: Server, which: int) -> float:
+    """The median of `other - base` taken round by round (the two turns of a round ran moments
+    apart, so slow spells of the machine cancel out), in ms."""
+    return statistics.median(
+        (o[which] - b[which]) * 1000 for b, o in zip(base.samples, other.samples, strict=True)
+    )
+
+
 def features(rotation: list[Server], runs: int) -> list[Result]:
-    """What each piece adds: the default's median minus the median with that piece off (or the
-    limit variant's minus the default's), per turn and per model call."""
+    """What each piece adds: the default's time minus the time with that piece off (or the limit
+    variant's minus the default's), the median of the differences round by round, per turn and per
+    model call."""
     by_name = {s.name: s for s in rotation}
     base = by_name.get('synapse')
     if base is None:
@@ -253,8 +263,8 @@ def features(rotation: list[Server], runs: int) -> list[Result]:
         other = by_name.get(name)
         if other is None:
             continue
-        first = sign * (median_ms(other, 0) - median_ms(base, 0))
-        whole = sign * (median_ms(other, 1) - median_ms(base, 1))
+        first = paired_ms(base, other, 0) * sign
+        whole = paired_ms(base, other, 1) * sign
         print(f'{piece:<44} {first:>+15.2f} {whole:>+9.2f} {whole / MODEL_CALLS:>+12.2f}')
         note = f'measured as `{name}` against `synapse`; per model call {whole / MODEL_CALLS:+.2f} ms'
         results.append(Result('Per feature', f'{piece}: per turn', whole, samples=runs, note=note))
