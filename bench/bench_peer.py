@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -298,6 +299,7 @@ async def main_async(args: argparse.Namespace) -> list[Result]:
                     server.process.kill()
         if against is not None:
             against.remove()
+        shutil.rmtree(work, ignore_errors=True)
     print(f'{args.runs} turns per server after {args.warmup} warm-up rounds, interleaved; '
           f'load average {os.getloadavg()[0]:.2f}')  # fmt: skip
     return report(rotation, args.runs)
