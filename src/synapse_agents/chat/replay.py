@@ -10,36 +10,25 @@ refused before it starts rather than run without that memory.
 
 from __future__ import annotations
 
-import threading
 from bisect import bisect_right
-from collections import OrderedDict
-from copy import copy
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
-from sqlalchemy import Text, cast, select
+from sqlalchemy import select
 
 from ..conversations.decisions import paused_message_run
 from ..conversations.files import resolve_path
 from ..conversations.history import attachment_references
 from ..conversations.tables import Message
-from ..corrupt import CorruptRow, json_problem, read_json
+from ..corrupt import CorruptRow, json_problem
 from ..store import Store
 from .attachments import restore_binary
 
-_VALIDATED: OrderedDict[tuple[str, str], list[ModelMessage]] = OrderedDict()
-"""Validated messages of completed rows without files, by row id and stored text (LRU)."""
-_KEPT = 4096
-_LOCK = threading.Lock()
-
 
 def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> list[ModelMessage]:
-    """The model messages of the conversation's completed turns, oldest first (blocking).
-
-    The rows are read every time; a row whose stored text was validated before (same id, same
-    text, no files) reuses those messages instead of parsing and validating them again."""
+    """The model messages of the conversation's completed turns, oldest first (blocking)."""
     with store.read() as session:
         rows = session.execute(
             select(
@@ -47,7 +36,7 @@ def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> l
                 Message.run_id,
                 Message.role,
                 Message.status,
-                cast(Message.model_messages, Text),
+                Message.model_messages,
                 Message.attachments,
             )
             .where(
@@ -57,61 +46,28 @@ def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> l
             .order_by(Message.id)
         ).all()
     files_by_run: dict[str | None, list[bytes]] = {}
-    segments: list[list[ModelMessage] | tuple[int, int]] = []
     dumped: list[Any] = []
     starts: list[int] = []
     owners: list[str] = []
-    keys: list[tuple[str, str] | None] = []
-    for message_id, run_id, role, status, raw, attachments in rows:
+    for message_id, run_id, role, status, model_messages, attachments in rows:
         if role == 'user':
             files_by_run[run_id] = [
                 _read(attachments_dir, reference, conversation_id, message_id)
                 for reference in attachment_references(attachments)
             ]
-            continue
-        if raw is None or status != 'complete':
-            continue
-        files = files_by_run.get(run_id, [])
-        key = None if files else (message_id, raw)
-        if key is not None and (known := _known(key)) is not None:
-            segments.append(known)
-            continue
-        model_messages = read_json(raw)
-        if not model_messages:
-            continue
-        if (problem := json_problem('model_messages', model_messages, list)) is not None:
-            raise CorruptRow('messages', message_id, problem)
-        if files:
-            try:
-                model_messages = restore_binary(model_messages, files)
-            except (AttributeError, TypeError):  # items that are not objects
-                raise CorruptRow('messages', message_id, f'{NOT_MESSAGES} (not objects)') from None
-        segments.append((len(dumped), len(dumped) + len(model_messages)))
-        starts.append(len(dumped))
-        owners.append(message_id)
-        keys.append(key)
-        dumped.extend(model_messages)
-    validated = _validated(dumped, starts, owners)
-    with _LOCK:
-        for key, start, end in zip(keys, starts, [*starts[1:], len(dumped)][: len(starts)], strict=True):
-            if key is not None:
-                _VALIDATED[key] = [copy(message) for message in validated[start:end]]
-                if len(_VALIDATED) > _KEPT:
-                    _VALIDATED.popitem(last=False)
-    history: list[ModelMessage] = []
-    for segment in segments:
-        history.extend(validated[segment[0] : segment[1]] if isinstance(segment, tuple) else segment)
-    return history
-
-
-def _known(key: tuple[str, str]) -> list[ModelMessage] | None:
-    with _LOCK:
-        found = _VALIDATED.get(key)
-        if found is None:
-            return None
-        _VALIDATED.move_to_end(key)
-    # A run may reassign a message's fields (its instructions, its parts): each turn gets its own.
-    return [copy(message) for message in found]
+        elif model_messages and status == 'complete':
+            if (problem := json_problem('model_messages', model_messages, list)) is not None:
+                raise CorruptRow('messages', message_id, problem)
+            files = files_by_run.get(run_id, [])
+            if files:
+                try:
+                    model_messages = restore_binary(model_messages, files)
+                except (AttributeError, TypeError):  # items that are not objects
+                    raise CorruptRow('messages', message_id, f'{NOT_MESSAGES} (not objects)') from None
+            starts.append(len(dumped))
+            owners.append(message_id)
+            dumped.extend(model_messages)
+    return _validated(dumped, starts, owners)
 
 
 NOT_MESSAGES = 'model_messages are not model messages'
