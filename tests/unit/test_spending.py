@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import ModelRequestContext, ModelRequestParameters
 from pydantic_ai.models.fallback import FallbackModel
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
@@ -37,6 +37,7 @@ from spending_models import (
     priced_model,
     rows,
 )
+from synapse_agents.accounting import capability
 from synapse_agents.accounting.capability import Spending
 from synapse_agents.accounting.pricing import CHARS_PER_TOKEN, estimated_input_tokens
 from synapse_agents.accounting.tables import LlmCall, SpendingOverrun, SpendingReservation
@@ -391,3 +392,48 @@ async def test_an_app_agent_with_the_capability_writes_its_own_ledger_and_is_hel
     }
     assert all(r.cost == CALL_COST and r.conversation_id is None and r.run_id for r in ledger)
     assert rows(store, SpendingReservation) == [] and len(rows(store, SpendingOverrun)) == 1
+
+
+# -- a limit saved while a turn runs ------------------------------------------------------------
+
+
+def limit_saving_agent(store: Store) -> Agent[None, str]:
+    """Its first request calls `save_limit` (a 0.01 USD limit on the tenant), its second answers."""
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        if not any(getattr(part, 'part_kind', '') == 'tool-return' for m in messages for part in m.parts):
+            yield {0: DeltaToolCall(name='save_limit', json_args='{}', tool_call_id='limit-1')}
+            return
+        for _ in range(10):
+            yield 'tok '
+
+    agent = priced_agent(FunctionModel(stream_function=stream, model_name=PRICED))
+
+    @agent.tool_plain
+    def save_limit() -> str:
+        add_limit(store, 'tenant', 'org:acme', '0.01')
+        return 'saved'
+
+    return agent
+
+
+async def test_a_limit_saved_while_a_turn_runs_holds_its_requests_once_the_answer_is_stale(
+    engine: ChatEngine, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_price(store)
+    monkeypatch.setattr(capability, 'LIMITS_FRESH_S', 0.0)  # every request reads again
+    refused = card(await turn(engine, limit_saving_agent(store)))
+    assert refused.exception_class == 'SpendingLimitExceeded'
+    assert len(rows(store, LlmCall)) == 1 and len(rows(store, SpendingOverrun)) == 1
+
+
+async def test_the_answer_read_as_the_turn_starts_serves_its_requests_for_a_second(
+    engine: ChatEngine, store: Store
+) -> None:
+    """The documented window (`LIMITS_FRESH_S`): the limit saved by the tool holds from the next
+    request that starts a second after the turn's read; this turn's second request comes sooner."""
+    add_price(store)
+    assert failure(await turn(engine, limit_saving_agent(store))) is None
+    assert len(rows(store, LlmCall)) == 2
+    refused = card(await turn(engine, priced_agent()))  # the next turn reads it
+    assert refused.exception_class == 'SpendingLimitExceeded'

@@ -9,7 +9,11 @@ Before each model request (each attempt, once the serving model is known) it
 1. asks the app's `UsageRecorder`, when one is set, whether the call may be made (`OutOfCredits`);
 2. when a limit applies to the call's tenant, user, agent or preset, estimates the call's worst
    case and reserves it against every such limit in one transaction (`limits.reserve`), or raises
-   `SpendingLimitExceeded` (with an overrun row committed).
+   `SpendingLimitExceeded` (with an overrun row committed). Whether any limit applies is a read
+   (`limits.any_limits`): a Synapse turn starts it as the turn starts (`look_ahead`), so it overlaps
+   the run's setup, and its answer serves the run's requests for `LIMITS_FRESH_S` (1 s); a later
+   request reads again. A limit saved while a turn runs therefore holds its requests from a second
+   later at most; a limit that exists is always decided in the database, at every request.
 
 The worst case is the input tokens plus the most output tokens the request may produce, at the
 prices in force now. Input tokens are counted by the model when it can (`Model.count_tokens`),
@@ -74,6 +78,20 @@ if TYPE_CHECKING:
 logger = logging.getLogger('synapse.accounting')
 
 
+LIMITS_FRESH_S = 1.0
+"""How long the answer to "does any limit apply?" serves the run's next requests: a limit saved
+while a turn runs holds its requests that start this much later (reserving against a limit that
+exists is always decided in the database, at each request)."""
+
+
+@dataclass(frozen=True)
+class _LimitsAnswer:
+    subject: limits.Subject
+    at: float
+    """When the read started (`time.monotonic()`)."""
+    answer: asyncio.Future[bool]
+
+
 @dataclass(eq=False)
 class Spending(AbstractCapability[Any]):
     """Spending limits and the app's credits for each model request (see the module docstring)."""
@@ -115,6 +133,16 @@ class Spending(AbstractCapability[Any]):
     _settled: list[dict[str, Any]] = field(default_factory=list, init=False, repr=False)
     _noticed: bool = field(default=False, init=False, repr=False)
     _started: float = field(default=0.0, init=False, repr=False)
+    _limits_answer: _LimitsAnswer | None = field(default=None, init=False, repr=False)
+
+    def look_ahead(self) -> None:
+        """Start reading, in a thread, whether a limit applies to the tenant, user, agent and preset
+        set here: the run's first model request takes the answer instead of reading it then (a turn
+        calls this as it starts, so the read overlaps the run's setup). Call it on the event loop."""
+        subject = limits.Subject(tenant=self.tenant, user=self.user, agent=self.agent, preset=self.preset)
+        answer = asyncio.get_running_loop().run_in_executor(None, limits.any_limits, self.store, subject)
+        answer.add_done_callback(_retrieved)  # a run that ends before its first request never reads it
+        self._limits_answer = _LimitsAnswer(subject, time.monotonic(), answer)
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         # On an app's agent one instance serves every run: each gets its own reservation state.
@@ -139,7 +167,7 @@ class Spending(AbstractCapability[Any]):
         self._started = time.perf_counter()
         subject = self._subject(ctx)
         credits = self._usage_recorder()
-        limited = await anyio.to_thread.run_sync(limits.any_limits, self.store, subject)
+        limited = await self._limited(subject)
         if not limited and credits is None:
             return request_context
         estimate = await self.estimate(request_context)
@@ -174,6 +202,16 @@ class Spending(AbstractCapability[Any]):
         if self.records_ledger:
             await self._write_ledger(ctx, response, requested_models(request_context.model))
         return response
+
+    async def _limited(self, subject: limits.Subject) -> bool:
+        """Whether a limit applies to `subject`: read from the database, or the answer of a read that
+        started at most `LIMITS_FRESH_S` ago for the same subject (`look_ahead`)."""
+        seen = self._limits_answer
+        if seen is not None and seen.subject == subject and time.monotonic() - seen.at < LIMITS_FRESH_S:
+            return await seen.answer
+        answer = asyncio.ensure_future(anyio.to_thread.run_sync(limits.any_limits, self.store, subject))
+        self._limits_answer = _LimitsAnswer(subject, time.monotonic(), answer)
+        return await answer
 
     # -- the estimate --------------------------------------------------------------------------
 
@@ -377,6 +415,11 @@ def _exceeded(refusal: limits.Refusal) -> SpendingLimitExceeded:
         consumed=refusal.consumed,
         estimated=refusal.estimated,
     )
+
+
+def _retrieved(answer: asyncio.Future[bool]) -> None:
+    if not answer.cancelled():
+        answer.exception()
 
 
 def _nothing(_connection: Connection) -> None:

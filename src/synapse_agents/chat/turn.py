@@ -142,6 +142,8 @@ class TurnStream:
         """The turn's events (see `events.py`); the turn is stored by the time each ends."""
         turn = self.turn
         scope = turn.scope.columns()
+        if turn.setup_error is None:
+            self.spending.look_ahead()  # the first model request's limits read, under way meanwhile
         self.begun = self.writes.submit(
             begin_turn(
                 TurnStart(
