@@ -10,6 +10,7 @@ the debug log, on the run, and on the exported `chat` span.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -33,6 +34,7 @@ from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store
 from synapse_agents.tasks import events, runner
 from synapse_agents.tasks.tables import AgentTask
+from synapse_agents.traces import processor as processor_module
 from synapse_agents.traces import provider
 
 TRACES = '/api/traces'
@@ -108,6 +110,32 @@ def test_an_app_turn_records_its_tree_and_its_bodies_only_with_debug(
         assert not {'history', 'turns', 'parameters', 'instructions', 'tool_definitions'} & set(data)
         assert 'find the thing' not in str(detail) and 'found it' not in str(tree)
         assert tool['arguments'] is None and tool['result'] is None and tree['output'] is None
+
+
+def test_trace_rows_are_built_by_the_writer_thread_never_on_the_event_loop(
+    client: TestClient, synapse_of: Callable[..., Synapse], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[tuple[str, str]] = []
+    for name in ('debug_log_row', 'tool_row', 'run_row'):
+        original = getattr(processor_module, name)
+
+        def spy(*args: Any, _name: str = name, _original: Any = original, **kwargs: Any) -> Any:
+            built.append((_name, threading.current_thread().name))
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(processor_module, name, spy)
+    syn = synapse_of(debug=True)
+    reply = syn.conversation_sync(_tooling('app-agent'), origin='app').send('find the thing')
+    syn.close_sync()
+
+    assert sorted(built) == [
+        ('debug_log_row', 'synapse-writer'),
+        ('debug_log_row', 'synapse-writer'),
+        ('run_row', 'synapse-writer'),
+        ('tool_row', 'synapse-writer'),
+    ]
+    tree = _get(client, f'{TRACES}/{reply.run_id}')['root']
+    assert [n['kind'] for n in tree['children']] == ['model', 'tool', 'model']
 
 
 @pytest.fixture(params=[False, True], ids=['default', 'debug'])

@@ -15,6 +15,11 @@ the writer thread, at its end; a slow turn's rows still reach the database withi
 being produced (a crash loses at most that much). Waking the writer for every small write would
 have it compete with the event loop for the GIL that often.
 
+Trace rows go on a second lane (`submit(after=True)`): committed in transactions of their own once
+no write someone waits for is queued, so building and inserting them never delays a turn's final
+write (they land within `LINGER_S` of it). Nothing refers to them, so the order between the lanes
+does not matter; each lane keeps its own order.
+
 A batch that fails is retried one write per transaction, so one bad write cannot lose the others.
 A write that fails is logged, raised to whoever waits for it, and kept as `last_failure` (what
 `GET /api/health` reports) until a later batch commits; `TurnWrites` tells a turn whether any of
@@ -30,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import Connection
@@ -71,6 +76,40 @@ class _Item:
     urgent: bool = False
 
 
+@dataclass
+class _Lane:
+    """Writes waiting for the writer, in order."""
+
+    items: list[_Item] = field(default_factory=list)
+    oldest: float = 0.0
+    """When the oldest queued write was queued (`time.monotonic()`)."""
+    urgent: int = 0
+    """How many queued writes someone waits for: the writer commits at once while this is > 0."""
+
+    def add(self, item: _Item) -> bool:
+        """Queue `item`; whether the writer has something new to do."""
+        if not self.items:
+            self.oldest = time.monotonic()
+        self.items.append(item)
+        self.urgent += item.urgent
+        return item.urgent or len(self.items) == 1 or len(self.items) >= _MAX_BATCH
+
+    def due(self, linger: float) -> float:
+        return self.oldest + linger
+
+    def ready(self, now: float, linger: float, closing: bool) -> bool:
+        """Whether its next batch is to be committed now."""
+        if not self.items:
+            return False
+        return bool(self.urgent) or closing or len(self.items) >= _MAX_BATCH or now >= self.due(linger)
+
+    def take(self) -> list[_Item]:
+        batch = self.items[:_MAX_BATCH]
+        del self.items[:_MAX_BATCH]  # what is left was queued after the old `oldest`
+        self.urgent -= sum(1 for item in batch if item.urgent)
+        return batch
+
+
 def _nothing(_connection: Connection) -> None:
     """A write that writes nothing: waiting for it waits for everything queued before it."""
 
@@ -82,11 +121,8 @@ class WriteQueue:
         self.store = store
         self.linger = linger
         self._engine = writer(store.engine)
-        self._items: list[_Item] = []
-        self._oldest = 0.0
-        """When the oldest queued write was queued (`time.monotonic()`)."""
-        self._urgent = 0
-        """How many queued writes someone waits for: the writer commits at once while this is > 0."""
+        self._lanes = (_Lane(), _Lane())
+        """The turns' writes, and the writes that come `after` them (trace rows)."""
         self._wake = threading.Condition(threading.Lock())
         self._closed = False
         self._connection: Connection | None = None
@@ -97,17 +133,24 @@ class WriteQueue:
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, op: WriteOp[T]) -> Future[T]:
-        """Queue `op`; the returned future resolves once it is committed (at the latest `linger` later)."""
-        return self._put(op, urgent=False)
+    def submit(self, op: WriteOp[T], *, after: bool = False) -> Future[T]:
+        """Queue `op`; the returned future resolves once it is committed (at the latest `linger` later).
+
+        `after`: a write nothing else waits on or refers to (a trace row): it goes on a lane of its
+        own, committed in its own transactions once no write someone waits for is queued, so it
+        never delays a turn's final write.
+        """
+        return self._put(op, urgent=False, after=after)
 
     async def run(self, op: WriteOp[T]) -> T:
         """Queue `op`, commit it with everything queued before it, and wait without blocking the loop."""
         return await asyncio.wrap_future(self._put(op, urgent=True))
 
     async def drain(self) -> None:
-        """Wait until everything queued so far is committed."""
+        """Wait until everything queued so far is committed (on both lanes)."""
+        later = self._put(_nothing, urgent=True, after=True)
         await self.run(_nothing)
+        await asyncio.wrap_future(later)
 
     def close(self, timeout: float = 10) -> None:
         """Commit what is queued, then stop the thread."""
@@ -122,40 +165,40 @@ class WriteQueue:
         """Keep `error` as the last failure: a turn that could not be saved says so after its last write."""
         self.last_failure = store_error_text(error)
 
-    def _put(self, op: WriteOp[T], *, urgent: bool) -> Future[T]:
+    def _put(self, op: WriteOp[T], *, urgent: bool, after: bool = False) -> Future[T]:
         future: Future[T] = Future()
         with self._wake:
             if self._closed:
                 raise RuntimeError('the write queue is closed')
-            if not self._items:
-                self._oldest = time.monotonic()
-            self._items.append(_Item(op, future, urgent))
-            if urgent:
-                self._urgent += 1
+            lane = self._lanes[after]
             # Wake the writer only when it has something new to do: a write someone waits for, the
             # first write of a batch (it starts the linger clock), or a full batch.
-            if urgent or len(self._items) == 1 or len(self._items) >= _MAX_BATCH:
+            if lane.add(_Item(op, future, urgent)):
                 self._wake.notify()
         return future
 
     def _run(self) -> None:
+        main, later = self._lanes
         while True:
             with self._wake:
-                while not self._items and not self._closed:
+                while not (main.items or later.items or self._closed):
                     self._wake.wait()
-                if not self._items:
+                if not (main.items or later.items):
                     if self._connection is not None:
                         self._connection.close()
                     return  # closed, and everything is committed
-                while not self._urgent and not self._closed and len(self._items) < _MAX_BATCH:
-                    remaining = self._oldest + self.linger - time.monotonic()
-                    if remaining <= 0:
+                while True:
+                    now = time.monotonic()
+                    if main.ready(now, self.linger, self._closed):
+                        batch, lane = main.take(), main
                         break
-                    self._wake.wait(remaining)
-                batch = self._items[:_MAX_BATCH]
-                del self._items[:_MAX_BATCH]  # what is left was queued after the old `_oldest`
-                self._urgent -= sum(1 for item in batch if item.urgent)
-            self._commit(batch)
+                    if not main.urgent and later.ready(now, self.linger, self._closed):
+                        batch, lane = later.take(), later
+                        break
+                    self._wake.wait(min(lane.due(self.linger) for lane in self._lanes if lane.items) - now)
+            # Only the turns' writes say the store is well again (`last_failure`): a trace row can
+            # commit where a turn's rows could not.
+            self._commit(batch, heals=lane is main)
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
@@ -171,7 +214,7 @@ class WriteQueue:
         with self._connection.begin():
             yield self._connection
 
-    def _commit(self, batch: list[_Item]) -> None:
+    def _commit(self, batch: list[_Item], *, heals: bool = True) -> None:
         results: list[Any] = []
         try:
             with self._transaction() as connection:
@@ -201,11 +244,12 @@ class WriteQueue:
                 self._fail(batch[0])
                 return
             for item in batch:
-                self._commit([item])
+                self._commit([item], heals=heals)
             return
         self.batches += 1
         self.writes += len(batch)
-        self.last_failure = None
+        if heals:
+            self.last_failure = None
         for item, result in zip(batch, results, strict=True):
             if not item.future.done():
                 item.future.set_result(result)

@@ -5,13 +5,13 @@ agent run, a `chat` span per model call and an `execute_tool` span per tool call
 span that was current when it started. A run started inside a tool therefore starts inside that
 tool's span: `on_start` looks up the run that span belongs to and gives the new run its parent, its
 depth and its root. Nobody passes an id. Only spans started while a `TraceSink` is open are recorded
-(the sampler drops the rest before they cost anything); each row is queued on the sink's write queue
-when its span ends (`traces.rows`), never written on the event loop.
+(the sampler drops the rest before they cost anything). When a span ends, its write goes on the
+sink's write queue; the queue's thread builds the row (`traces.rows`) and inserts it, so neither
+building nor writing it costs the event loop.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import lru_cache
@@ -21,9 +21,10 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import get_current_span
 from pydantic_ai._run_context import get_current_run_context
+from sqlalchemy import Connection
 
 from ..redaction import scrub_value
-from ..store.write_queue import Statement
+from ..store.prepared import execute
 from .rows import debug_log_row, no_answer, run_row, span_error, tool_row
 from .sink import RunPlace, TraceSink, current_sink
 from .tables import DebugLog, TraceRun, TraceTool
@@ -62,7 +63,6 @@ class TraceProcessor(SpanProcessor):
     def __init__(self) -> None:
         self._open: dict[int, _Open] = {}
         self._runs: dict[str, _Run] = {}
-        self._lock = threading.Lock()
 
     def place(self, run_id: str) -> RunPlace | None:
         """The place of the open run `run_id` (None once it ended, or when it is not traced)."""
@@ -127,30 +127,12 @@ class TraceProcessor(SpanProcessor):
         if opened is None or opened.run_id is None:
             return
         run = self._runs.pop(opened.run_id, None) if opened.kind == RUN else self._runs.get(opened.run_id)
-        if run is None:
+        if run is None or opened.sink.writes is None or opened.kind not in (MODEL, TOOL, RUN):
             return
-        writes = opened.sink.writes
-        if opened.kind == MODEL:
-            row = debug_log_row(span, run.place, run.parent_run_id, run.origin, opened.sink)
-            with self._lock:
-                run.model_calls += 1
-                run.costs.append(row['cost'])
-            if writes is not None and no_answer(span):
-                run.unanswered.append(row)
-            elif writes is not None:
-                writes.submit(_insert(DebugLog, row))
-        elif opened.kind == TOOL:
-            with self._lock:
-                run.tool_calls += 1
-            if writes is not None:
-                writes.submit(_insert(TraceTool, tool_row(span, run.place, opened.sink)))
-        elif opened.kind == RUN and writes is not None:
-            error = span_error(span)
-            for call in run.unanswered:  # the request raised: the run's error is the call's
-                writes.submit(_insert(DebugLog, {**call, 'error': error or call['error']}))
-            row = run_row(span, run.place, run.parent_run_id, run.origin, opened.sink)
-            row.update(model_calls=run.model_calls, tool_calls=run.tool_calls, cost=_total(run.costs))
-            writes.submit(_insert(TraceRun, row))
+        # The row is built by the writer thread, just before it is inserted, on the lane that never
+        # delays a turn's final write: nothing of it costs the event loop (a span is read-only once
+        # it ended).
+        opened.sink.writes.submit(_TraceWrite(opened.kind, span, run), after=True)
 
     def shutdown(self) -> None:
         self._open.clear()
@@ -160,17 +142,55 @@ class TraceProcessor(SpanProcessor):
         return True
 
 
+class _TraceWrite:
+    """The write of one ended span's row, built in the writer thread (`WriteQueue`).
+
+    A run's writes run in the order their spans ended, so its model calls and tool calls are counted
+    (and their costs added up) before its own row is written. A batch that fails is retried one
+    write at a time: the row is built and counted once.
+    """
+
+    def __init__(self, kind: str, span: ReadableSpan, run: _Run) -> None:
+        self.kind = kind
+        self.span = span
+        self.run = run
+        self._rows: list[tuple[Any, dict[str, Any]]] | None = None
+
+    def __call__(self, connection: Connection) -> None:
+        if self._rows is None:
+            self._rows = self._build()
+        for table, row in self._rows:
+            # Every secret Synapse holds is redacted from the texts (an error that quotes a key, a
+            # tool's arguments or result); a debug log's `data` was redacted before packing.
+            execute(connection, _statement(table), scrub_value(row))
+
+    def _build(self) -> list[tuple[Any, dict[str, Any]]]:
+        span, run = self.span, self.run
+        if self.kind == MODEL:
+            row = debug_log_row(span, run.place, run.parent_run_id, run.origin, run.sink)
+            run.model_calls += 1
+            run.costs.append(row['cost'])
+            if no_answer(span):
+                run.unanswered.append(row)  # written with its run, whose error is the call's
+                return []
+            return [(DebugLog, row)]
+        if self.kind == TOOL:
+            run.tool_calls += 1
+            return [(TraceTool, tool_row(span, run.place, run.sink))]
+        error = span_error(span)
+        rows: list[tuple[Any, dict[str, Any]]] = [
+            (DebugLog, {**call, 'error': error or call['error']}) for call in run.unanswered
+        ]
+        row = run_row(span, run.place, run.parent_run_id, run.origin, run.sink)
+        row.update(model_calls=run.model_calls, tool_calls=run.tool_calls, cost=_total(run.costs))
+        rows.append((TraceRun, row))
+        return rows
+
+
 def _total(costs: list[Decimal | None]) -> Decimal | None:
     if any(cost is None for cost in costs):
         return None
     return sum((cost for cost in costs if cost is not None), Decimal(0))
-
-
-def _insert(table: Any, row: dict[str, Any]) -> Any:
-    """The row's insert, with every secret Synapse holds redacted from its texts (an error that
-    quotes a key, a tool's arguments or result); a debug log's `data` was redacted before packing."""
-
-    return Statement(_statement(table), scrub_value(row))
 
 
 @lru_cache(maxsize=8)

@@ -72,6 +72,7 @@ async def traces(
         before=before,
         limit=limit,
     )
+    await context.chat_service().writes.drain()  # the rows of turns that just ended
     rows = await run_in_threadpool(read.list_roots, context.store, filters)
     return TracePage(
         roots=[TraceRoot.of(row) for row in rows],
@@ -83,6 +84,7 @@ async def traces(
 async def model_call(debug_id: str, context: Context) -> Any:
     """One model call's debug log with its request, history and response."""
     require_id(debug_id, 'model call')
+    await context.chat_service().writes.drain()  # the rows of turns that just ended
     found = await run_in_threadpool(read.call_detail, context.store, debug_id)
     if found is None:
         raise ApiError(404, f'No model call with id {shown_id(debug_id)}.')
@@ -95,6 +97,7 @@ async def trace(agent_run_id: str, context: Context) -> TraceTree:
 
     A run 64 levels below this one is shown without what ran inside it (`hidden` counts it): ask for
     that run's trace to go on."""
+    await context.chat_service().writes.drain()  # the rows of turns that just ended
     found = await run_in_threadpool(read.tree, context.store, _run_id(agent_run_id))
     if found is None:
         raise ApiError(404, f'No trace for run {shown_id(agent_run_id)}.')

@@ -1,0 +1,59 @@
+"""The write queue's two lanes: a turn's waited-for writes never wait behind trace rows, and each
+lane keeps its order, on every selected database."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+
+import pytest
+from sqlalchemy import Connection, text
+
+from synapse_agents.store import Store
+from synapse_agents.store.write_queue import WriteQueue
+
+pytestmark = pytest.mark.anyio
+
+
+def noting(seen: list[str], name: str) -> Callable[[Connection], str]:
+    """A write that notes it ran (and on which thread), after touching the database."""
+
+    def op(connection: Connection) -> str:
+        connection.execute(text('SELECT 1'))
+        seen.append(f'{name}@{threading.current_thread().name}')
+        return name
+
+    return op
+
+
+async def test_a_waited_write_commits_without_the_trace_lane_and_drain_commits_both(store: Store) -> None:
+    writes = WriteQueue(store, linger=30)  # nothing commits on its own during the test
+    seen: list[str] = []
+    try:
+        later = [writes.submit(noting(seen, f'trace-{i}'), after=True) for i in range(3)]
+        queued = writes.submit(noting(seen, 'user-message'))
+        assert await writes.run(noting(seen, 'answer')) == 'answer'
+        assert seen == ['user-message@synapse-writer', 'answer@synapse-writer']
+        assert queued.done() and not any(f.done() for f in later)
+
+        await writes.drain()
+        assert all(f.done() for f in later)
+        assert seen[2:] == [f'trace-{i}@synapse-writer' for i in range(3)]  # in their own order
+    finally:
+        writes.close()
+
+
+async def test_the_trace_lane_commits_within_the_linger_and_at_close(store: Store) -> None:
+    writes = WriteQueue(store, linger=0.05)
+    seen: list[str] = []
+    try:
+        first = writes.submit(noting(seen, 'trace'), after=True)
+        await asyncio.wait_for(asyncio.wrap_future(first), timeout=5)
+    finally:
+        writes.close()
+    closing = WriteQueue(store, linger=30)
+    last = closing.submit(noting(seen, 'last trace'), after=True)
+    closing.close()
+    assert last.result(timeout=0) == 'last trace'
+    assert [entry.split('@')[0] for entry in seen] == ['trace', 'last trace']
