@@ -138,6 +138,26 @@ def test_trace_rows_are_built_by_the_writer_thread_never_on_the_event_loop(
     assert [n['kind'] for n in tree['children']] == ['model', 'tool', 'model']
 
 
+@pytest.mark.parametrize('debug', [False, True], ids=['default', 'debug'])
+def test_spans_carry_the_contents_only_when_the_bodies_are_kept(
+    client: TestClient, synapse_of: Callable[..., Synapse], monkeypatch: pytest.MonkeyPatch, debug: bool
+) -> None:
+    seen: list[str] = []
+    original = processor_module.debug_log_row
+
+    def spy(span: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(str(span.attributes))
+        return original(span, *args, **kwargs)
+
+    monkeypatch.setattr(processor_module, 'debug_log_row', spy)
+    syn = synapse_of(debug=debug)
+    syn.conversation_sync(_tooling('app-agent'), origin='app').send('find the thing')
+    syn.close_sync()
+
+    assert len(seen) == 2 and all('gen_ai.output.messages' in attributes for attributes in seen)
+    assert all(('find the thing' in attributes) is debug for attributes in seen)
+
+
 @pytest.fixture(params=[False, True], ids=['default', 'debug'])
 def debug(request: pytest.FixtureRequest) -> bool:
     value: bool = request.param

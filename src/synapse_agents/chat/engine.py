@@ -117,20 +117,9 @@ class ChatEngine:
         if not new_conversation:
             if not is_valid_id(conversation_id):  # before the database or the disk sees it
                 raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
-            conversations = ConversationRepository(self.store)
-            conversation = await anyio.to_thread.run_sync(conversations.get, conversation_id)
-            scope = _check_conversation(conversation, conversation_id, target.slug, scope)
-            _check_access(target, scope, turn.origin)
-            waiting = await anyio.to_thread.run_sync(awaiting_calls, self.store, conversation_id)
-            _check_waiting(turn, waiting)
-            stored_deps = conversation.deps_values if conversation is not None else None
-            if not target.stateless:
-                history = await anyio.to_thread.run_sync(
-                    load_history, self.store, conversation_id, self.attachments_dir
-                )
-            elif waiting:  # a stateless agent resumes the run that paused, and only that run
-                paused_id = waiting[0].message_id or ''
-                history = await anyio.to_thread.run_sync(paused_history, self.store, paused_id)
+            scope, waiting, stored_deps, history = await anyio.to_thread.run_sync(
+                self._read_continued, turn, conversation_id
+            )
         else:
             _check_access(target, scope, turn.origin)
         deps_values = _deps_values(target, turn.deps_values, stored_deps, conversation_id)
@@ -191,6 +180,26 @@ class ChatEngine:
             deps_values=deps_values,
             deps_cache=self.server_deps,
         )
+
+    def _read_continued(
+        self, turn: TurnRequest, conversation_id: str
+    ) -> tuple[Scope, list[AwaitingCall], Any, list[ModelMessage]]:
+        """A continued conversation's scope, waiting calls, stored deps values and history, in one
+        trip to a thread (blocking). Each read happens only once the checks before it passed: the
+        history is never read for a conversation of another agent or scope."""
+        target = turn.target
+        conversation = ConversationRepository(self.store).get(conversation_id)
+        scope = _check_conversation(conversation, conversation_id, target.slug, turn.scope)
+        _check_access(target, scope, turn.origin)
+        waiting = awaiting_calls(self.store, conversation_id)
+        _check_waiting(turn, waiting)
+        stored_deps = conversation.deps_values if conversation is not None else None
+        history: list[ModelMessage] = []
+        if not target.stateless:
+            history = load_history(self.store, conversation_id, self.attachments_dir)
+        elif waiting:  # a stateless agent resumes the run that paused, and only that run
+            history = paused_history(self.store, waiting[0].message_id or '')
+        return scope, waiting, stored_deps, history
 
     async def _claim(self, decisions: Decisions, waiting: list[AwaitingCall]) -> None:
         """Take the waiting rows for these decisions in the database, or refuse (decided elsewhere)."""

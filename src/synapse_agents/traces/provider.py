@@ -179,12 +179,18 @@ def install() -> bool:
         provider.add_span_processor(processor())
         provider.add_span_processor(_EXPORTS)
         own = InstrumentationSettings(tracer_provider=provider, include_binary_content=False)
+        # A run whose bodies are neither kept nor exported: pydantic-ai leaves the messages' and
+        # tools' contents out of its spans instead of serialising what nobody keeps.
+        lean = InstrumentationSettings(tracer_provider=provider, include_content=False)
 
         def resolve(self: Any) -> Any:
             settings = original(self)
-            if current_sink() is None:
+            sink = current_sink()
+            if sink is None:
                 return settings
-            return own if not settings else _beside(settings, own)
+            if settings:
+                return _beside(settings, own)
+            return own if sink.bodies or sink.export is not None else lean
 
         resolve.__wrapped__ = original  # type: ignore[attr-defined]
         setattr(Agent, _RESOLVE, resolve)
