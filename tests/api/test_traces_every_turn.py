@@ -36,6 +36,7 @@ from synapse_agents.tasks import events, runner
 from synapse_agents.tasks.tables import AgentTask
 from synapse_agents.traces import processor as processor_module
 from synapse_agents.traces import provider
+from synapse_agents.traces import rows as rows_module
 
 TRACES = '/api/traces'
 EVENT = 'every.turn'
@@ -143,7 +144,7 @@ def test_spans_carry_the_contents_only_when_the_bodies_are_kept(
     client: TestClient, synapse_of: Callable[..., Synapse], monkeypatch: pytest.MonkeyPatch, debug: bool
 ) -> None:
     seen: list[str] = []
-    original = processor_module.debug_log_row
+    original = rows_module.debug_log_row
 
     def spy(span: Any, *args: Any, **kwargs: Any) -> Any:
         seen.append(str(span.attributes))
