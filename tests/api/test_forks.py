@@ -249,6 +249,7 @@ def test_a_disk_that_refuses_the_copies_stores_nothing(chat: TestClient, store: 
         else:
             disk.path.chmod(0o555)
         folders = sorted(p.name for p in disk.path.iterdir())
+        assert chat.get('/api/traces').status_code == 200  # waits for the turns' trace rows
         counted = store.counts()
         response = fork(chat, source, at)
         assert response.status_code == (507 if disk.full else 503), response.text
