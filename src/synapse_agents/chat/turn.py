@@ -6,7 +6,8 @@ and scope, yields each event as soon as it exists (`events.py`), and stores the 
 catch-all covers everything from building the model and the deps to the last event: any
 exception becomes an error row and a `TurnFailed` event. A consumer that goes away (cancellation,
 closing the stream) ends the run; what it produced is stored as interrupted. The turn waits for
-the final write before it yields the run's result (and for a reservation when limits apply).
+the final write before it yields the run's result (and for a reservation when limits apply); that
+write is queued as soon as the result exists and commits while the run closes (its spans end).
 
 The agent is the project's own object and is never changed: the run is named by the target's name
 (the discovered attribute) through pydantic-ai's `Agent.override(name=...)`, which holds for the
@@ -23,6 +24,7 @@ committed). Its attachment files are removed when its messages are not stored.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncGenerator
 from concurrent.futures import Future
@@ -88,6 +90,8 @@ class TurnStream:
         self.writes = TurnWrites(queue)
         self.begun: Future[Any] | None = None
         """The `begin_turn` write."""
+        self.final: Future[Any] | None = None
+        """The final write of a run that completed (queued by `_complete`)."""
         self.saved: bool | None = None
         """Whether every write of the turn committed (None until the final write is done)."""
         self.lost_start = False
@@ -169,6 +173,7 @@ class TurnStream:
             )
         )
         failure: TurnFailed | None = None
+        outcome: AgentRunResultEvent[Any] | None = None
         try:
             yield TurnStarted(
                 conversation_id=turn.conversation_id,
@@ -211,12 +216,20 @@ class TurnStream:
                     self.handle = handle
                     async for event in handle:
                         if isinstance(event, AgentRunResultEvent):
-                            failure = await self._complete(event.result)
-                            if failure is not None:
-                                break
+                            # The final write commits while the run closes (its spans end); the
+                            # result is yielded once it is known to be stored (`_completed`).
+                            outcome = event
+                            self._complete(event.result)
+                            continue
                         yield event
                         for extra in self._drained(event):
                             yield extra
+            if outcome is not None:
+                failure = await self._completed()
+                if failure is None:
+                    yield outcome
+                    for extra in self._drained(outcome):
+                        yield extra
         except Exception as error:
             failure = await self._fail(error)
         except BaseException:
@@ -299,13 +312,19 @@ class TurnStream:
 
     # -- endings -------------------------------------------------------------------------
 
-    async def _complete(self, result: AgentRunResult[Any]) -> TurnFailed | None:
-        """The run finished: store the answer; the failure to show when the store could not take it."""
+    def _complete(self, result: AgentRunResult[Any]) -> None:
+        """The run finished: queue its answer (the final write), without waiting for it."""
         self.result = result
         self.paused = paused_calls(result.output)
         self.recorder.record_paused(self.paused)
+        self.final = self._start_save(self._end('complete'))
+
+    async def _completed(self) -> TurnFailed | None:
+        """Wait for the final write queued by `_complete`; the failure to show when the store could
+        not take it."""
+        assert self.final is not None
         try:
-            await self._save(self._end('complete'))
+            await self._finish_save(self.final)
         except TurnNotSaved as not_saved:
             return TurnFailed.from_exception(not_saved, recoverable=True)
         return None
@@ -345,10 +364,19 @@ class TurnStream:
 
     async def _save(self, end: TurnEnd, run_error: BaseException | None = None) -> None:
         """The final write; raises `TurnNotSaved` unless it and every earlier write of the turn committed."""
+        await self._finish_save(self._start_save(end), run_error)
+
+    def _start_save(self, end: TurnEnd) -> Future[Any]:
+        """Queue the final write (committed at once, with everything queued before it)."""
+        return self.writes.start(end_turn(end, started=self.begun))
+
+    async def _finish_save(self, final: Future[Any], run_error: BaseException | None = None) -> None:
+        """Wait for the final write; raises `TurnNotSaved` unless it and every earlier write of the
+        turn committed."""
         turn = self.turn
         await self.spending.flush()  # the app's usage recorder hears of the rows `_end` queued
         try:
-            written = await self.writes.run(end_turn(end, started=self.begun))
+            written = await asyncio.wrap_future(final)
         except Exception as exc:
             cause: BaseException = exc
             written = False

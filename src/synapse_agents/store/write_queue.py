@@ -282,9 +282,14 @@ class TurnWrites:
 
     async def run(self, op: WriteOp[T]) -> T:
         """`WriteQueue.run`, watched."""
+        return await asyncio.wrap_future(self.start(op))
+
+    def start(self, op: WriteOp[T]) -> Future[T]:
+        """Queue `op` to be committed at once with everything queued before it, as `run` does,
+        without waiting: await the returned future (`asyncio.wrap_future`) when its outcome is needed."""
         future = self.queue._put(op, urgent=True)
         future.add_done_callback(self._done)
-        return await asyncio.wrap_future(future)
+        return future
 
     def _done(self, future: Future[Any]) -> None:
         if self.failure is None and not future.cancelled():
