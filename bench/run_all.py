@@ -47,6 +47,7 @@ class Script:
 SCRIPTS = (
     Script('discovery', 'Discovery', 'bench_discovery.py'),
     Script('peer', 'Against the peer, and per feature', 'bench_peer.py'),
+    Script('floors', 'What pydantic-ai charges for recording', 'bench_floors.py'),
     Script('turn', 'Chat turns', 'bench_turn.py'),
     Script('python-api', 'Python API', 'bench_python_api.py'),
     Script('spending', 'Spending limits', 'bench_spending.py'),
