@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import os
 import shutil
 import statistics
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +42,6 @@ from synapse_agents.conversations.tables import Conversation
 
 STATIC = Path(__file__).resolve().parents[1] / 'src' / 'synapse_agents' / 'web' / 'static'
 BUDGET_KB = 150
-DEMO_AGENTS = 8
 THREAD_MESSAGES = 60
 CHROMIUM = '/usr/bin/chromium'
 CHROMIUM_ARGS = [
@@ -104,6 +105,14 @@ def start_server(home: Path, database_url: str, log: Path) -> tuple[subprocess.P
             stderr=subprocess.STDOUT,
         )
     return process, wait_until_up(process, f'http://127.0.0.1:{port}', log=log)
+
+
+def listed_agents(url: str) -> int:
+    """How many agents the server lists (`GET /api/agents`): the cards the agents page shows."""
+    with urllib.request.urlopen(f'{url}/api/agents', timeout=30) as response:
+        body = json.load(response)
+    listed = body if isinstance(body, list) else next(v for v in body.values() if isinstance(v, list))
+    return len(listed)
 
 
 def measure(page: Page, url: str | None, selector: str, expected: int, into: Timings) -> None:
@@ -210,7 +219,7 @@ def main() -> int:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 pages = [
-                    ('agents page', '/agents', CARDS, DEMO_AGENTS, 'agent cards'),
+                    ('agents page', '/agents', CARDS, listed_agents(url), 'agent cards'),
                     ('60-message thread', thread_path, MESSAGES, THREAD_MESSAGES, 'messages'),
                 ]
                 for name, path, selector, expected, what in pages:

@@ -3,11 +3,14 @@
 1. Per model call: N chat-engine turns (`ChatEngine`, SQLite, every row recorded, the write queue
    drained after each turn) of a `FunctionModel` agent that answers at once with one tool call (two
    model calls a turn). The process's instrumentation cannot be taken back once installed, so:
-   first, before `traces.provider.install()`, "no traces" turns (`debug_playground=False`: no sink)
-   interleaved with a plain `agent.run` of the same agent; then, installed, interleaved: `agent.run`
-   again (the sampler drops its spans: what the instrumentation costs runs nobody traces), "no
-   traces", "debug on" (debug logs written), "exported" (`otel_endpoint` on a local HTTP server
-   that accepts and discards OTLP; no debug logs) and "debug on + exported". The exporter is flushed
+   first, "tree only, first turns" (`debug_playground=False`: the trace tree without bodies; the
+   first such turn installs the instrumentation) interleaved with a plain `agent.run` of the same
+   agent; then, interleaved: `agent.run` again (the sampler drops its spans: what the
+   instrumentation costs runs nobody traces), "tree only", "debug on" (bodies kept too),
+   "exported" (`otel_endpoint` on a local HTTP server that accepts and discards OTLP) and "debug on
+   + exported". Every Synapse turn records its tree, so every engine mode writes its debug logs,
+   "tree only, app instrumentation off" (`Agent.instrument_all(False)` for its run) too: the
+   app's switch does not turn Synapse's recording off. The exporter is flushed
    after each exported turn, outside its time, so its batch work is not charged to the next mode:
    that flush is reported on its own ("export work"). A floor for the installed modes interleaved
    with them: the same call with `Agent.instrument_all(False)` for its run ("instrumentation off").
@@ -204,20 +207,20 @@ EXPORTS = ('exported', 'debug on + exported')
 FLOORS = {
     'agent.run, never installed': 'agent.run, instrumentation off',
     'agent.run, installed (spans dropped)': 'agent.run, instrumentation off',
-    'no traces, never installed': 'no traces, instrumentation off',
-    'no traces': 'no traces, instrumentation off',
-    'debug on': 'no traces',
-    'exported': 'no traces',
-    'debug on + exported': 'no traces',
+    'tree only, first turns': 'tree only, app instrumentation off',
+    'tree only': 'tree only, app instrumentation off',
+    'debug on': 'tree only',
+    'exported': 'tree only',
+    'debug on + exported': 'tree only',
 }
 """What each mode is compared with (`x floor`); a floor itself is compared with nothing."""
 MODES = (
     'agent.run, never installed',
     'agent.run, instrumentation off',
     'agent.run, installed (spans dropped)',
-    'no traces, never installed',
-    'no traces, instrumentation off',
-    'no traces',
+    'tree only, first turns',
+    'tree only, app instrumentation off',
+    'tree only',
     'debug on',
     'exported',
     'debug on + exported',
@@ -235,17 +238,17 @@ async def measure_calls(folder: Path, turns: int, warmup: int) -> tuple[dict[str
     samples: dict[str, list[float]] = {}
     with otlp_sink() as (url, seen):
         settings = {
-            'no traces': Settings(debug_playground=False),
+            'tree only': Settings(debug_playground=False),
             'debug on': Settings(debug_playground=True),
             'exported': Settings(debug_playground=False, otel_endpoint=url),
             'debug on + exported': Settings(debug_playground=True, otel_endpoint=url),
         }
         engines = {name: ChatEngine(store, writes, values) for name, values in settings.items()}
-        quiet = engines['no traces']
+        quiet = engines['tree only']
         try:
             before: dict[str, Callable[[], Any]] = {
                 'agent.run, never installed': lambda: plain_run(agent),
-                'no traces, never installed': lambda: engine_turn(quiet, target),
+                'tree only, first turns': lambda: engine_turn(quiet, target),
             }
             await interleaved(before, turns, warmup, samples)
             if not provider.install():
@@ -253,7 +256,7 @@ async def measure_calls(folder: Path, turns: int, warmup: int) -> tuple[dict[str
             ways: dict[str, Callable[[], Any]] = {
                 'agent.run, instrumentation off': uninstrumented(lambda: plain_run(agent)),
                 'agent.run, installed (spans dropped)': lambda: plain_run(agent),
-                'no traces, instrumentation off': uninstrumented(lambda: engine_turn(quiet, target)),
+                'tree only, app instrumentation off': uninstrumented(lambda: engine_turn(quiet, target)),
             }
             ways |= {name: partial(engine_turn, e, target) for name, e in engines.items()}
             spent: dict[str, list[float]] = {name: [] for name in EXPORTS}
@@ -269,7 +272,10 @@ async def measure_calls(folder: Path, turns: int, warmup: int) -> tuple[dict[str
         finally:
             writes.close()
             store.close()
-    expected = 2 * 2 * (turns + warmup)  # two modes write debug logs, two model calls a turn
+    engine_modes = sum(
+        1 for mode in MODES if mode.startswith(('tree only', 'debug on', 'exported')) and ':' not in mode
+    )
+    expected = engine_modes * 2 * (turns + warmup)  # every engine turn records its tree; two calls a turn
     if logs != expected:
         raise RuntimeError(f'{logs} debug logs recorded, {expected} expected')
     note = (
