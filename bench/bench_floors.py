@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import time
 from typing import Any
@@ -28,34 +27,18 @@ from typing import Any
 from opentelemetry.sdk.trace import TracerProvider
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
+from bench_peer import AGENT_SOURCE
 from results import Result, write_json
 
-WORDS = ('I', 'found', 'the', 'Sony', 'WH-1000', 'and', 'the', 'AirPods', 'Max', 'for', 'you.')
 
-
-async def _stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
-    if not any(getattr(p, 'part_kind', '') == 'tool-return' for m in messages for p in m.parts):
-        yield {
-            0: DeltaToolCall(
-                name='search_products', json_args=json.dumps({'query': 'headphones'}), tool_call_id='c1'
-            )
-        }
-        return
-    for word in WORDS:
-        yield word + ' '
-
-
-def _once(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    return ModelResponse(parts=[TextPart('ok')])
-
-
-def search_products(query: str) -> list[dict[str, Any]]:
-    """Search the catalogue."""
-    return [{'id': 42, 'name': 'Sony WH-1000'}, {'id': 87, 'name': 'AirPods Max'}]
+def peer_agent() -> Agent[None, str]:
+    """The agent `bench_peer.py` serves (its source, run here)."""
+    namespace: dict[str, Any] = {}
+    exec(compile(AGENT_SOURCE, 'bench_peer.AGENT_SOURCE', 'exec'), namespace)
+    agent: Agent[None, str] = namespace['shop']
+    return agent
 
 
 class RequestHooks(AbstractCapability[Any]):
@@ -85,14 +68,12 @@ async def turn(agent: Agent[None, str], capabilities: list[Any]) -> float:
     started = time.thread_time()
     async with agent.run_stream_events('Any wireless headphones?', capabilities=capabilities) as events:
         async for _ in events:
-            pass
+            continue  # every event consumed, as a server's stream would
     return time.thread_time() - started
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    agent = Agent(FunctionModel(_once, stream_function=_stream, model_name='scripted'), name='shop',
-                  instructions='You are the headphone shop assistant.')  # fmt: skip
-    agent.tool_plain(search_products)
+    agent = peer_agent()
     provider = TracerProvider()
     lean = InstrumentationSettings(tracer_provider=provider, include_content=False)
     variants: dict[str, tuple[Any, list[Any]]] = {

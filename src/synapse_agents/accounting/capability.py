@@ -139,10 +139,9 @@ class Spending(AbstractCapability[Any]):
         """Start reading, in a thread, whether a limit applies to the tenant, user, agent and preset
         set here: the run's first model request takes the answer instead of reading it then (a turn
         calls this as it starts, so the read overlaps the run's setup). Call it on the event loop."""
-        subject = limits.Subject(tenant=self.tenant, user=self.user, agent=self.agent, preset=self.preset)
-        answer = asyncio.get_running_loop().run_in_executor(None, limits.any_limits, self.store, subject)
-        answer.add_done_callback(_retrieved)  # a run that ends before its first request never reads it
-        self._limits_answer = _LimitsAnswer(subject, time.monotonic(), answer)
+        self._read_limits(
+            limits.Subject(tenant=self.tenant, user=self.user, agent=self.agent, preset=self.preset)
+        )
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         # On an app's agent one instance serves every run: each gets its own reservation state.
@@ -209,9 +208,14 @@ class Spending(AbstractCapability[Any]):
         seen = self._limits_answer
         if seen is not None and seen.subject == subject and time.monotonic() - seen.at < LIMITS_FRESH_S:
             return await seen.answer
-        answer = asyncio.ensure_future(anyio.to_thread.run_sync(limits.any_limits, self.store, subject))
+        return await self._read_limits(subject).answer
+
+    def _read_limits(self, subject: limits.Subject) -> _LimitsAnswer:
+        """Start the read of whether a limit applies to `subject`, in a thread; kept as the answer."""
+        answer = asyncio.get_running_loop().run_in_executor(None, limits.any_limits, self.store, subject)
+        answer.add_done_callback(_retrieved)  # a run that ends before its first request never reads it
         self._limits_answer = _LimitsAnswer(subject, time.monotonic(), answer)
-        return await answer
+        return self._limits_answer
 
     # -- the estimate --------------------------------------------------------------------------
 
