@@ -1,6 +1,8 @@
 """pydantic-ai capabilities an app adds to its own agents: Synapse's rules without Synapse's turns.
 
-    from synapse_agents.capabilities import Spending
+    from synapse_agents.capabilities import Rules, Spending
+
+    agent = Agent(model, capabilities=[Rules()])  # in Synapse's turns: the turn's database
 
     async with Synapse() as syn:
         agent = Agent(model, capabilities=[Spending.of(syn, tenant='org:acme', user='user:42')])
@@ -9,7 +11,8 @@
 
 `Spending` holds each model request to the spending limits and the app's credits, and writes its
 ledger row (see docs/accounting.md). `UsageCall` is what the app's `usage_recorder` is asked and
-told about each call.
+told about each call. `Rules` puts the rules people wrote for the conversation's tenant, subject
+and actor at the top of the prompt (see docs/memory.md).
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from .accounting.capability import Spending as _Spending
 from .accounting.usage_recorder import UsageCall
+from .rules.capability import RulesCapability
 from .settings import Settings, load_settings
 from .store.setup import open_store
 
 if TYPE_CHECKING:
     from .runtime.synapse import Synapse
 
-__all__ = ['Spending', 'UsageCall']
+__all__ = ['Rules', 'Spending', 'UsageCall']
 
 
 @dataclass(eq=False)
@@ -62,11 +66,7 @@ class Spending(_Spending):
         with the settings of `project` (the current folder by default) unless `settings` are given.
         SQLite is migrated; a PostgreSQL database must be at this release's schema (`StoreNotReady`).
         Blocking; `close()` closes the database."""
-        if settings is None:
-            overrides = {'database_url': database_url}
-            settings = load_settings(overrides, cwd=Path(project) if project is not None else None).settings
-        elif database_url is not None:
-            settings = settings.model_copy(update={'database_url': database_url})
+        settings = _settings_for(database_url, project, settings)
         spending = cls(open_store(settings, auto_upgrade=True), settings=settings, **options)
         spending._owned = True
         return spending
@@ -75,3 +75,54 @@ class Spending(_Spending):
         """Close the database `Spending.at` opened (a `Spending.of` leaves the Synapse's open)."""
         if self._owned:
             self.store.close()
+
+
+@dataclass(eq=False)
+class Rules(RulesCapability):
+    """The rules of the run's tenant, subject and actor, at the top of each prompt (docs/memory.md).
+
+    `Rules()` reads the Synapse turn's database; outside Synapse's turns build it with
+    `Rules.of(synapse)` or `Rules.at(database_url)`, and pass the scope in the run's metadata
+    (`metadata={'synapse.scope': Scope(...).as_json()}`).
+    """
+
+    _owned: bool = field(default=False, init=False, repr=False)
+
+    @classmethod
+    def of(cls, synapse: Synapse) -> Rules:
+        """On the database and settings (the headings) of an open `synapse`."""
+        runtime = synapse.runtime
+        return cls(store=runtime.store, settings=runtime.settings)
+
+    @classmethod
+    def at(
+        cls,
+        database_url: str | None = None,
+        *,
+        project: str | Path | None = None,
+        settings: Settings | None = None,
+    ) -> Rules:
+        """On the database at `database_url` (default: the one `synapse serve` uses in `project`);
+        blocking; `close()` closes it."""
+        settings = _settings_for(database_url, project, settings)
+        rules = cls(store=open_store(settings, auto_upgrade=True), settings=settings)
+        rules._owned = True
+        return rules
+
+    def close(self) -> None:
+        """Close the database `Rules.at` opened."""
+        if self._owned and self.store is not None:
+            self.store.close()
+
+
+def _settings_for(
+    database_url: str | None, project: str | Path | None, settings: Settings | None
+) -> Settings:
+    """The settings of `project` (the current folder by default) unless `settings` are given, with
+    `database_url` when one is named."""
+    if settings is None:
+        overrides = {'database_url': database_url}
+        return load_settings(overrides, cwd=Path(project) if project is not None else None).settings
+    if database_url is not None:
+        return settings.model_copy(update={'database_url': database_url})
+    return settings

@@ -131,6 +131,27 @@ class DepsRejected(TurnInvalid):
         self.location = location
 
 
+# -- rules -------------------------------------------------------------------------------------
+
+
+class RuleNotFound(SynapseError, LookupError):
+    """No rule with that id."""
+
+
+class RuleInvalid(SynapseError, ValueError):
+    """A rule that cannot be saved as asked; `fields` names the inputs at fault."""
+
+    def __init__(self, field: str, problem: str, *, where: str = 'body') -> None:
+        super().__init__(f'{field}: {problem}')
+        self.field = field
+        self.problem = problem
+        self.fields = [{'location': f'{where}.{field}', 'message': problem}]
+
+
+class RulesUnavailable(SynapseError, RuntimeError):
+    """`Rules()` in a run that is neither Synapse's nor given a store: its rules cannot be read."""
+
+
 class AttachmentsNotSaved(SynapseError, RuntimeError):
     """The disk refused a turn's uploads (`full`: no space left); the files written are removed."""
 

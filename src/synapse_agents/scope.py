@@ -136,6 +136,17 @@ class Scope:
         return cls.from_json(metadata.get(METADATA_KEY))
 
 
+def parse_label(axis: str, text: str) -> Ref:
+    """The `(type, id)` pair a `type:id` label names (read at the first colon); `InvalidScope` saying
+    what is wrong otherwise."""
+    kind, colon, ident = text.partition(':')
+    if not colon:
+        raise InvalidScope(f"{axis}: expected 'type:id', got {text!r:.80}.")
+    pair = _check(axis, (kind, ident))
+    assert pair is not None
+    return pair
+
+
 def scope_problem(row: Any) -> str | None:
     """What is wrong with the scope stored on `row` (six `<axis>_type`/`<axis>_id` attributes), or None."""
     try:

@@ -263,6 +263,19 @@ class Settings(BaseSettings):
         '(comma-separated in the environment). An agent can also say so itself: '
         "metadata={'synapse.debug': True} (or False to never record).",
     )
+    rules_shared_heading: str = Field(
+        'RULES. Every rule below is mandatory: follow each one, always, whatever else you are asked.',
+        min_length=1,
+        max_length=1000,
+        description='The heading of the shared rules `Rules()` puts at the top of the prompt (blunt on '
+        'purpose: a rule the model reads as a suggestion is not a rule).',
+    )
+    rules_personal_heading: str = Field(
+        'PREFERENCES of the person you are talking to. Follow them unless a rule above says otherwise.',
+        min_length=1,
+        max_length=1000,
+        description="The heading of the person's own rules, rendered after the shared ones.",
+    )
     debug_body_bytes: int = Field(
         262_144,
         ge=1024,

@@ -58,6 +58,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ('area: accounting', ('accounting', 'accounting.*')),
     ('area: traces', ('traces', 'traces.*')),
     ('area: conversations', ('conversations', 'conversations.*')),
+    ('area: rules', ('rules', 'rules.*')),
     ('area: tasks', ('tasks', 'tasks.*')),
     ('engine', ('chat', 'chat.*')),
     (

@@ -50,6 +50,8 @@ from ..errors import (
     InvalidScope,
     NotAUserMessage,
     NotAwaiting,
+    RuleInvalid,
+    RuleNotFound,
     ScopeMismatch,
     SynapseError,
     TaskError,
@@ -148,6 +150,8 @@ _DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
     (DepsRejected, 422, None),  # its own code: deps_invalid, deps_required, deps_unexpected
     (TurnInvalid, 422, None),
     (InvalidScope, 422, None),
+    (RuleNotFound, 404, None),
+    (RuleInvalid, 422, None),
 )
 
 
