@@ -1,8 +1,9 @@
 """pydantic-ai capabilities an app adds to its own agents: Synapse's rules without Synapse's turns.
 
-    from synapse_agents.capabilities import Rules, Spending
+    from synapse_agents.capabilities import Compression, Rules, Spending
 
-    agent = Agent(model, capabilities=[Rules()])  # in Synapse's turns: the turn's database
+    # in Synapse's turns: the turn's database
+    agent = Agent(model, capabilities=[Rules(), Compression(budget_tokens=8000, model='openai:gpt-5-mini')])
 
     async with Synapse() as syn:
         agent = Agent(model, capabilities=[Spending.of(syn, tenant='org:acme', user='user:42')])
@@ -12,7 +13,8 @@
 `Spending` holds each model request to the spending limits and the app's credits, and writes its
 ledger row (see docs/accounting.md). `UsageCall` is what the app's `usage_recorder` is asked and
 told about each call. `Rules` puts the rules people wrote for the conversation's tenant, subject
-and actor at the top of the prompt (see docs/memory.md).
+and actor at the top of the prompt; `Compression` sends a long conversation's older turns as a
+stored summary (see docs/memory.md).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .accounting.capability import Spending as _Spending
 from .accounting.usage_recorder import UsageCall
+from .compression.capability import CompressionCapability
 from .rules.capability import RulesCapability
 from .settings import Settings, load_settings
 from .store.setup import open_store
@@ -30,7 +33,7 @@ from .store.setup import open_store
 if TYPE_CHECKING:
     from .runtime.synapse import Synapse
 
-__all__ = ['Rules', 'Spending', 'UsageCall']
+__all__ = ['Compression', 'Rules', 'Spending', 'UsageCall']
 
 
 @dataclass(eq=False)
@@ -111,6 +114,40 @@ class Rules(RulesCapability):
 
     def close(self) -> None:
         """Close the database `Rules.at` opened."""
+        if self._owned and self.store is not None:
+            self.store.close()
+
+
+@dataclass(eq=False)
+class Compression(CompressionCapability):
+    """A long conversation's older turns sent as a stored summary (docs/memory.md).
+
+    `Compression(budget_tokens=8000, keep_last=4, model='openai:gpt-5-mini')`: `budget_tokens` and
+    `model` are required. In Synapse's turns it keeps its summaries in the turn's database; an app
+    running the agent itself builds it with `Compression.at(database_url, ...)` and gives each run
+    a `conversation_id`.
+    """
+
+    _owned: bool = field(default=False, init=False, repr=False)
+
+    @classmethod
+    def at(
+        cls,
+        database_url: str | None = None,
+        *,
+        project: str | Path | None = None,
+        settings: Settings | None = None,
+        **options: Any,
+    ) -> Compression:
+        """On the database at `database_url` (default: the one `synapse serve` uses in `project`);
+        blocking; `close()` closes it."""
+        settings = _settings_for(database_url, project, settings)
+        compression = cls(store=open_store(settings, auto_upgrade=True), **options)
+        compression._owned = True
+        return compression
+
+    def close(self) -> None:
+        """Close the database `Compression.at` opened."""
         if self._owned and self.store is not None:
             self.store.close()
 

@@ -23,6 +23,7 @@ __all__ = [
     'AgentLookupError',
     'ApprovalPending',
     'AttachmentsNotSaved',
+    'CompressionUnavailable',
     'ConversationNotFound',
     'CorruptRow',
     'DecisionsInvalid',
@@ -149,6 +150,11 @@ class RuleInvalid(SynapseError, ValueError):
         self.field = field
         self.problem = problem
         self.fields = [{'location': f'{where}.{field}', 'message': problem}]
+
+
+class CompressionUnavailable(SynapseError, RuntimeError):
+    """`Compression` in a run that is neither Synapse's nor given a store, or that names no
+    conversation: there is nowhere to keep its summary."""
 
 
 class RulesUnavailable(SynapseError, RuntimeError):

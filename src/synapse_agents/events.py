@@ -41,6 +41,20 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Compressed:
+    """A conversation's older turns were summarised (`Compression`): what the plugins' hook
+    `conversation_compressed` hears, for instance to distil what was said."""
+
+    conversation_id: str
+    agent: str | None
+    scope: dict[str, Any]
+    """The conversation's scope as JSON (`Scope.as_json`)."""
+    covered_messages: int
+    """How many of the conversation's first model messages the summary now stands for."""
+    summary: str
+
+
+@dataclass(frozen=True)
 class ToolTimed:
     """A tool call's duration as stored: from the start of its execution to its result (for a call
     that never executes, such as arguments that fail validation, from its call event to its result).

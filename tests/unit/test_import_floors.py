@@ -59,6 +59,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ('area: traces', ('traces', 'traces.*')),
     ('area: conversations', ('conversations', 'conversations.*')),
     ('area: rules', ('rules', 'rules.*')),
+    ('area: compression', ('compression', 'compression.*')),
     ('area: tasks', ('tasks', 'tasks.*')),
     ('engine', ('chat', 'chat.*')),
     (

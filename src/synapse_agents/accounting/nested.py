@@ -51,13 +51,14 @@ class TurnAccount:
     """The turn's conversation: a nested run that names no conversation of its own runs in it
     (pydantic-ai's `conversation_id`, exported as `gen_ai.conversation.id`)."""
 
-    def capability(self, parent_run_id: str) -> Spending:
-        """A `Spending` for one nested run started from `parent_run_id`."""
+    def capability(self, parent_run_id: str, module: str | None = None) -> Spending:
+        """A `Spending` for one nested run started from `parent_run_id`; its rows' `module` is the
+        turn's unless the run names its own (`MODULE_KEY` in its metadata)."""
         return replace(
             self.spending,
             agent=None,  # the nested agent's name
             run_id=None,  # the nested run's own
-            module=self.module,
+            module=module or self.module,
             records_ledger=True,
             parent_run_id=parent_run_id,
             on_row=self.on_row,
@@ -75,6 +76,10 @@ class TurnAccount:
             for leaf in leaf_capabilities(capability)
         )
 
+
+MODULE_KEY = 'synapse.ledger_module'
+"""A nested run whose `metadata` has this key (`'compression'`, `'distill'`, ...) is booked under that
+ledger module instead of the turn's."""
 
 _ACCOUNT: ContextVar[TurnAccount | None] = ContextVar('synapse_turn_account', default=None)
 
@@ -119,7 +124,7 @@ def install() -> None:
             if account is not None and account.takes(self, kwargs):
                 kwargs['capabilities'] = [
                     *(kwargs.get('capabilities') or ()),
-                    account.capability(_parent_run_id(account)),
+                    account.capability(_parent_run_id(account), _module_of(kwargs)),
                 ]
             return original(self, *args, **kwargs)
 
@@ -127,6 +132,13 @@ def install() -> None:
         iter.__wrapped__ = original  # type: ignore[attr-defined]
         Agent.iter = iter  # type: ignore[method-assign]
         _installed = True
+
+
+def _module_of(options: dict[str, Any]) -> str | None:
+    """The ledger module a run's own metadata names (`MODULE_KEY`), if any."""
+    metadata = options.get('metadata')
+    module = metadata.get(MODULE_KEY) if isinstance(metadata, dict) else None
+    return module if isinstance(module, str) and module else None
 
 
 def _names_none(options: dict[str, Any]) -> bool:

@@ -18,7 +18,7 @@ Database I/O never runs on the event loop: reads go to the threadpool, writes to
 from __future__ import annotations
 
 import errno
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,7 @@ from ..errors import (
     TurnInvalid,
     WrongAgent,
 )
-from ..events import Notice, TurnEvent
+from ..events import Compressed, Notice, TurnEvent
 from ..registry.providers import resolve_model
 from ..scope import Scope
 from ..settings import Settings
@@ -85,8 +85,17 @@ TURN_REFUSALS: tuple[type[Exception], ...] = (
 class ChatEngine:
     """Runs chat turns against one store."""
 
-    def __init__(self, store: Store, writes: WriteQueue, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        writes: WriteQueue,
+        settings: Settings | None = None,
+        *,
+        on_compressed: Callable[[Compressed], None] | None = None,
+    ) -> None:
         self.store = store
+        self.on_compressed = on_compressed
+        """Called when `Compression` summarises a conversation (the plugins' `conversation_compressed`)."""
         self.writes = writes
         self.settings = settings or Settings()
         """What the turns' ledger and spending limits use: currencies, `usage_recorder`, ..."""
@@ -179,6 +188,7 @@ class ChatEngine:
             user_meta=user_meta,
             deps_values=deps_values,
             deps_cache=self.server_deps,
+            on_compressed=self.on_compressed,
         )
 
     def _read_continued(

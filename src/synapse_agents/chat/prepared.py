@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +13,7 @@ from pydantic_ai.tools import DeferredToolResults
 from pydantic_ai.usage import UsageLimits
 
 from ..accounting.pricing import Pricer
+from ..events import Compressed
 from ..scope import Scope
 from ..settings import Settings
 from ..targets.target import TurnTarget
@@ -66,6 +67,8 @@ class PreparedTurn:
     conversation when the run starts; the deps themselves when the agent has no factory."""
     deps_cache: ServerDeps | None = None
     """The engine's `server`-lifetime deps (`chat/deps.py`; None: every turn builds its own)."""
+    on_compressed: Callable[[Compressed], None] | None = None
+    """Tells the plugins that `Compression` summarised the conversation (the engine's)."""
 
     def meta(self, **values: Any) -> dict[str, Any]:
         """The assistant row's `meta`: `values`, and the configured agent's version when there is one."""

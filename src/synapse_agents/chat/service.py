@@ -15,12 +15,14 @@ changed since the last scan (`Catalog.fresh`: a few stats) the snapshot is used 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
 from pydantic_ai.agent import AbstractAgent
 
 from ..errors import AgentLookupError, UnknownAgent
+from ..events import Compressed
 from ..registry.agents_runtime import CONFIG_PREFIX, config_key, find_configured
 from ..settings import Settings
 from ..store import Store
@@ -32,9 +34,15 @@ from .engine import ChatEngine
 class ChatService:
     """Owns the store's `WriteQueue` and the `ChatEngine`; closed when the app stops."""
 
-    def __init__(self, store: Store, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings | None = None,
+        *,
+        on_compressed: Callable[[Compressed], None] | None = None,
+    ) -> None:
         self.writes = WriteQueue(store)
-        self.engine = ChatEngine(store, self.writes, settings)
+        self.engine = ChatEngine(store, self.writes, settings, on_compressed=on_compressed)
 
     def close(self) -> None:
         self.writes.close()

@@ -58,7 +58,7 @@ from ..redaction import scrub, scrub_value
 from ..scope import METADATA_KEY
 from ..settings import Settings
 from ..store.ids import is_valid_id, new_id
-from ..store.in_turn import running_on
+from ..store.in_turn import InTurn, running_on
 from ..store.write_queue import TurnWrites, WriteQueue
 from ..targets.model_choice import MissingApiKey
 from .deps import close_quietly, lifetime_of, open_deps
@@ -201,7 +201,14 @@ class TurnStream:
                 traced_turn(turn, self.queue),
                 following(turn.model, turn.sub_agents),
                 accounted(self.account),
-                running_on(self.queue.store, turn.settings or Settings()),
+                running_on(
+                    InTurn(
+                        self.queue.store,
+                        turn.settings or Settings(),
+                        notify=self.recorder.add_notice,
+                        compressed=turn.on_compressed,
+                    )
+                ),
             ):
                 async with agent.run_stream_events(
                     prompt,

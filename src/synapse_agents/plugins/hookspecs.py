@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from fastapi import APIRouter
     from sqlalchemy import Table
 
+    from ..events import Compressed
     from ..settings import LoadedSettings, Settings
     from ..store import Store
 
@@ -120,3 +121,9 @@ def register_tables() -> Sequence[Table]:  # type: ignore[empty-body]
 @hookspec
 def register_commands(cli: typer.Typer) -> None:
     """Add commands or Typer sub-apps to the `synapse` command (`cli.add_typer(sub, name=...)`)."""
+
+
+@hookspec
+def conversation_compressed(runtime: Root, compressed: Compressed) -> None:
+    """`Compression` summarised a conversation's older turns (the summary is stored). Called on the
+    turn's event loop while the turn runs: queue work (a task), never do it here."""

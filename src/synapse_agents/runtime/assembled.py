@@ -25,6 +25,7 @@ import pluggy
 
 from ..chat.service import ChatService
 from ..discovery import Catalog
+from ..events import Compressed
 from ..plugins.answers import area_tables, plugin_tables
 from ..plugins.manager import plugin_jobs, plugin_manager
 from ..settings import LoadedSettings, Settings, remember_settings
@@ -128,8 +129,12 @@ class SynapseRuntime:
     def chat_service(self) -> ChatService:
         """The chat service (the write queue and the turn engine), made on first use."""
         if self.chat is None:
-            self.chat = ChatService(self.store, self.settings)
+            self.chat = ChatService(self.store, self.settings, on_compressed=self._compressed)
         return self.chat
+
+    def _compressed(self, compressed: Compressed) -> None:
+        """Tell the plugins that a conversation was compressed (their `conversation_compressed`)."""
+        self.plugins.hook.conversation_compressed(runtime=self, compressed=compressed)
 
     def area(self, name: str, make: Callable[[SynapseRuntime], Area]) -> Area:
         """The feature area `name`'s state on this root, made by `make(root)` on first use."""
