@@ -44,6 +44,9 @@ BUILT_IN = {
     'trace_runs',
     'debug_logs',
     'trace_tools',
+    # rules, compression
+    'rules',
+    'history_summaries',
 }
 
 

@@ -236,11 +236,15 @@ async def test_the_plugins_hear_of_each_compression(database_url: str) -> None:
 
     summariser = Summariser()
     agent, _ = chat_agent(summariser)
+    listener = Listener()
     async with Synapse(database_url=database_url, agents=[]) as syn:
-        syn.runtime.plugins.register(Listener())
-        conv = await syn.conversation(agent, tenant=FIRM, actor=('user', '1'))
-        for index in range(6):
-            await conv.send(f'question {index} {WORDS}')
+        syn.runtime.plugins.register(listener)  # the process's manager: taken off again below
+        try:
+            conv = await syn.conversation(agent, tenant=FIRM, actor=('user', '1'))
+            for index in range(6):
+                await conv.send(f'question {index} {WORDS}')
+        finally:
+            syn.runtime.plugins.unregister(listener)
     assert heard and len(heard) == len(summariser.prompts)
     assert heard[0].conversation_id == conv.id and heard[0].scope['tenant'] == ['firm', '7']
     assert heard[-1].summary == f'SUMMARY {len(summariser.prompts)}'

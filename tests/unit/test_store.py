@@ -10,6 +10,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, select, text
 
+from synapse_agents.compression import tables as _compression_tables  # noqa: F401  (every area's tables)
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
@@ -180,6 +181,7 @@ def test_delete_cascades_to_rows_and_files(store: Store) -> None:
         'trace_runs': 0,
         'debug_logs': 0,
         'trace_tools': 0,
+        'history_summaries': 0,
         'files': 2,
         'bytes': 6,
     }

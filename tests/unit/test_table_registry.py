@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import Column, MetaData, String, Table, Text, insert, select
 
 from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.compression import tables as _compression_tables  # noqa: F401  (every area's tables)
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
 from synapse_agents.store import Store
@@ -75,6 +76,7 @@ def test_a_registered_table_is_deleted_counted_and_reported(notes_store: Store) 
         'trace_runs': 0,
         'debug_logs': 0,
         'trace_tools': 0,
+        'history_summaries': 0,
         'registry_test_notes': 2,
         'files': 0,
         'bytes': 0,
