@@ -52,6 +52,7 @@ SCRIPTS = (
     Script('python-api', 'Python API', 'bench_python_api.py'),
     Script('spending', 'Spending limits', 'bench_spending.py'),
     Script('rules', 'Rules', 'bench_rules.py'),
+    Script('compression', 'History compression', 'bench_compression.py'),
     Script(
         'tasks', 'Agent tasks', 'bench_tasks.py', ('--tick-runs', '10', '--firings', '20', '--tasks', '100')
     ),
