@@ -10,8 +10,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, select, text
 
-from synapse_agents.compression import tables as _compression_tables  # noqa: F401  (every area's tables)
 from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.compression import tables as _compression_tables  # noqa: F401  (every area's tables)
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
 from synapse_agents.errors import StoreNotReady
