@@ -182,6 +182,7 @@ def test_delete_cascades_to_rows_and_files(store: Store) -> None:
         'debug_logs': 0,
         'trace_tools': 0,
         'history_summaries': 0,
+        'prompt_contexts': 0,
         'files': 2,
         'bytes': 6,
     }

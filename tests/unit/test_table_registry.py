@@ -77,6 +77,7 @@ def test_a_registered_table_is_deleted_counted_and_reported(notes_store: Store) 
         'debug_logs': 0,
         'trace_tools': 0,
         'history_summaries': 0,
+        'prompt_contexts': 0,
         'registry_test_notes': 2,
         'files': 0,
         'bytes': 0,

@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
-    """The agents (their tools and MCP servers), a turn's stream, the conversations, the attachments."""
-    from ..web.routes import agents, attachments, chat, conversations, mcp, model_tools
+    """The agents (their tools and MCP servers), a turn's stream, the conversations, what filled each
+    prompt, the attachments."""
+    from ..web.routes import agents, attachments, chat, conversations, mcp, model_tools, prompt_context
 
     return [
         agents.router,
@@ -23,6 +24,7 @@ def register_routes() -> Sequence[APIRouter]:
         mcp.router,
         chat.router,
         conversations.router,
+        prompt_context.router,
         attachments.router,
     ]
 

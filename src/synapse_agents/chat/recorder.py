@@ -12,6 +12,9 @@ Hooks used:
   answered: that becomes a notice. A response cut short (the model failed halfway, the client
   left) never reaches `after_model_request`, yet the provider billed what it streamed: the engine
   hands the turn's messages to `record_unfinished` at the end, which writes those rows.
+- `before_model_request` also keeps each request as sent (`prompts`, references only), which the
+  turn turns into "what filled the prompt" rows off the event loop (`chat/prompt_context.py`); the
+  engine adds the recorder after every other capability of the run, so it sees the request last.
 - `wrap_tool_execute`: a `tool_invocations` row created `pending` when a function tool starts, then
   completed with its result or error and duration (`interrupted` when the run is cancelled).
 - `on_event`: calls that never execute (arguments that fail validation) and output-tool calls get
@@ -65,6 +68,7 @@ from ..store.ids import new_id
 from ..store.schema import utcnow
 from ..store.write_queue import TurnWrites, WriteQueue
 from .outcome import native_tool_status
+from .prompt_context import PromptSnapshot
 
 _NESTED_LOCK = threading.Lock()
 
@@ -129,6 +133,10 @@ class Recorder(AbstractCapability[Any]):
     """Each finished tool call's stored status, by call id."""
     timings: list[ToolTimed] = field(default_factory=list)
     """Durations of tool calls finished since the engine last drained them (as stored)."""
+    prompts: list[PromptSnapshot] = field(default_factory=list)
+    """Each model request of the run as it was sent (`chat/prompt_context.py`)."""
+    input_per_request: list[int | None] = field(default_factory=list)
+    """Each request's input tokens as the provider counted them, in order."""
     _request_started: float = 0.0
     _requested: tuple[Requested, ...] = ()
     """The models the current request was sent to: a response named otherwise is priced as them."""
@@ -142,6 +150,16 @@ class Recorder(AbstractCapability[Any]):
     ) -> ModelRequestContext:
         self._request_started = time.perf_counter()
         self._requested = requested_models(request_context.model)
+        model = request_context.model
+        self.prompts.append(
+            PromptSnapshot(
+                request_context.messages,
+                request_context.model_request_parameters,
+                ctx.run_id,
+                model.model_name,
+                model.system,
+            )
+        )
         return request_context
 
     async def after_model_request(
@@ -159,6 +177,7 @@ class Recorder(AbstractCapability[Any]):
         self.llm_calls += 1
         self.input_tokens += response.usage.input_tokens
         self.output_tokens += response.usage.output_tokens
+        self.input_per_request.append(response.usage.input_tokens)
         row = ledger_row(
             response,
             price,

@@ -64,9 +64,10 @@ from ..targets.model_choice import MissingApiKey
 from .deps import close_quietly, lifetime_of, open_deps
 from .outcome import TurnNotSaved, dump_messages, is_recoverable
 from .prepared import PreparedTurn
+from .prompt_context import context_rows, record_contexts
 from .recorder import Recorder
 from .sub_agents import following
-from .tracing import traced_turn
+from .tracing import traced_turn, wants_debug
 
 
 class DepsUnavailable(RuntimeError):
@@ -217,7 +218,7 @@ class TurnStream:
                     deps=deps,
                     usage_limits=turn.usage_limits,
                     metadata={METADATA_KEY: turn.scope.as_json()},
-                    capabilities=[self.recorder, self.spending, *turn.capabilities],
+                    capabilities=[self.spending, *turn.capabilities, self.recorder],
                     run_id=turn.run_id,
                     conversation_id=turn.conversation_id,
                     deferred_tool_results=turn.resume,
@@ -421,6 +422,7 @@ class TurnStream:
         messages = self._messages()
         # Queued before the final write, so the totals it reconciles include them.
         self.recorder.record_unfinished(messages)
+        self._record_contexts()
         result = self.result
         has_output = result is not None and not self.paused
         output = result.output if result is not None else None
@@ -450,6 +452,25 @@ class TurnStream:
             notices=[(n.message, {'kind': n.kind, **n.data}) for n in self.recorder.all_notices],
             tool_count=self.recorder.tool_count,
             claimed=self.turn.claimed,
+        )
+
+    def _record_contexts(self) -> None:
+        """Queue what filled each prompt of the turn (the rows are built in the writer thread)."""
+        recorder, turn = self.recorder, self.turn
+        if not recorder.prompts:
+            return
+        snapshots, tokens = list(recorder.prompts), list(recorder.input_per_request)
+        texts = wants_debug(turn.settings or Settings(), turn.origin, turn.target.slug, turn.target.agent)
+        self.writes.submit(
+            record_contexts(
+                lambda: context_rows(
+                    snapshots,
+                    tokens,
+                    conversation_id=turn.conversation_id,
+                    message_id=turn.assistant_message_id,
+                    texts=texts,
+                )
+            )
         )
 
 

@@ -41,7 +41,7 @@ def estimate_tokens(messages: Sequence[ModelMessage]) -> int:
 
 
 def message_tokens(message: ModelMessage) -> int:
-    chars = sum(len(_part_text(part)) for part in message.parts)
+    chars = sum(len(part_text(part)) for part in message.parts)
     return PER_MESSAGE + PER_PART * len(message.parts) + -(-chars // CHARS_PER_TOKEN)
 
 
@@ -109,7 +109,7 @@ def _line(part: Any) -> str:
     return ''  # instructions, system prompts and thinking are not summarised
 
 
-def _part_text(part: Any) -> str:
+def part_text(part: Any) -> str:
     if isinstance(part, UserPromptPart | SystemPromptPart | ToolReturnPart | RetryPromptPart):
         return _content(part.content)
     if isinstance(part, TextPart | ThinkingPart):

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 @hookimpl
 def register_tables() -> Sequence[Table]:
-    """Conversations, messages, tool invocations and the conversation log."""
+    """Conversations, messages, tool invocations, the conversation log, and what filled each prompt."""
     from ..store.schema import tables_declared_in
-    from . import tables
+    from . import prompt_contexts, tables
 
-    return tables_declared_in(tables.__name__)
+    return [*tables_declared_in(tables.__name__), *tables_declared_in(prompt_contexts.__name__)]

@@ -20,6 +20,7 @@ from ..accounting import tables as _accounting_tables  # noqa: F401  (the kept l
 from ..store.ids import is_valid_id
 from ..store.tables import DeletionReport
 from ..traces import tables as _trace_tables  # noqa: F401  (a conversation's traces go with it)
+from . import prompt_contexts as _prompt_contexts  # noqa: F401  (and what filled its prompts)
 from .files import owned_entries, remove_inside
 from .forks import fork_conversation
 from .history import ConversationFilters, list_conversations

@@ -33,6 +33,8 @@ from ..store import Store
 from ..store.in_turn import in_turn
 from . import book
 
+PART_NAME = 'synapse_rules'
+"""The name of the rules block among a request's instruction parts (what filled the prompt finds it by)."""
 NOT_IN_A_TURN = (
     'Rules() reads its rules from a Synapse database: run the agent through Synapse (synapse serve, '
     'Synapse().conversation(...), a task), or build it with Rules.of(synapse) or Rules.at(database_url).'
@@ -82,5 +84,8 @@ class _RunRules(AbstractCapability[Any]):
         if not self.block:
             return request_context
         parameters = request_context.model_request_parameters
-        parts = [InstructionPart(self.block, dynamic=True), *(parameters.instruction_parts or [])]
+        parts = [
+            InstructionPart(self.block, dynamic=True, name=PART_NAME),
+            *(parameters.instruction_parts or []),
+        ]
         return replace(request_context, model_request_parameters=replace(parameters, instruction_parts=parts))

@@ -274,6 +274,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/messages/{message_id}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Message Context
+         * @description What filled each prompt of the turn whose answer is `message_id`: an empty list for a turn
+         *     recorded before this was kept (or that made no model request).
+         */
+        get: operations["message_context_api_messages__message_id__context_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/attachments/{message_id}/{index}": {
         parameters: {
             query?: never;
@@ -1705,6 +1726,34 @@ export interface components {
         ConfiguredAgentList: {
             /** Agents */
             agents: components["schemas"]["ConfiguredAgent"][];
+        };
+        /**
+         * ContextBlock
+         * @description One source of the request's context window.
+         */
+        ContextBlock: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "rules" | "instructions" | "tools" | "summary" | "history" | "message" | "run";
+            /** Label */
+            label: string;
+            /**
+             * Tokens
+             * @description An estimate (about four characters a token).
+             */
+            tokens: number;
+            /**
+             * Text
+             * @description The block as sent, cut at 4,000 characters; null when the turn kept no bodies.
+             */
+            text?: string | null;
+            /**
+             * Truncated
+             * @default false
+             */
+            truncated: boolean;
         };
         /**
          * ConversationListRow
@@ -3418,6 +3467,45 @@ export interface components {
              */
             title: string;
         };
+        /**
+         * RequestContext
+         * @description One model request of the turn, by source.
+         */
+        RequestContext: {
+            /**
+             * Position
+             * @description 0 for the turn's first request.
+             */
+            position: number;
+            /** Run Id */
+            run_id: string | null;
+            /** Model */
+            model: string | null;
+            /** Provider */
+            provider: string | null;
+            /**
+             * Context Window
+             * @description The model's window in tokens, when genai-prices knows it.
+             */
+            context_window: number | null;
+            /**
+             * Estimated Tokens
+             * @description The sum of the blocks (estimates).
+             */
+            estimated_tokens: number;
+            /**
+             * Input Tokens
+             * @description What the provider counted for the whole request, when it said.
+             */
+            input_tokens: number | null;
+            /**
+             * Estimated
+             * @default true
+             */
+            estimated: boolean;
+            /** Blocks */
+            blocks: components["schemas"]["ContextBlock"][];
+        };
         /** RetriesInfo */
         RetriesInfo: {
             /** Tools */
@@ -4567,6 +4655,11 @@ export interface components {
          */
         TraceTree: {
             root: components["schemas"]["TraceNode"];
+        };
+        /** TurnContext */
+        TurnContext: {
+            /** Requests */
+            requests: components["schemas"]["RequestContext"][];
         };
         /** UserMessage */
         UserMessage: {
@@ -5838,6 +5931,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ToolInvocationFull"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    message_context_api_messages__message_id__context_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnContext"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
