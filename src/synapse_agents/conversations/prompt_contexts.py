@@ -50,3 +50,13 @@ def for_message(store: Store, message_id: str) -> list[dict[str, Any]]:
             for position, run_id, data in session.execute(query)
             if isinstance(data, dict)
         ]
+
+
+def for_request(store: Store, run_id: str, position: int) -> dict[str, Any] | None:
+    """The request at `position` of the turn run `run_id` (blocking); None when not recorded."""
+    query = select(PromptContext.data).where(
+        PromptContext.run_id == run_id, PromptContext.position == position
+    )
+    with store.read() as session:
+        data = session.scalars(query.limit(1)).first()
+    return {'position': position, 'run_id': run_id, **data} if isinstance(data, dict) else None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, exists, or_, select
+from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.orm import aliased
 
 from ..store import Store
@@ -238,6 +238,27 @@ def call_detail(store: Store, debug_id: str) -> dict[str, Any] | None:
             data=unpack(call.data, call.id),
         )
         return node
+
+
+def call_place(store: Store, debug_id: str) -> tuple[str, int] | None:
+    """The run of model call `debug_id` and the call's place among that run's calls (0 first, by
+    start), or None when there is no such call."""
+    with store.read() as session:
+        call = session.get(DebugLog, debug_id)
+        if call is None:
+            return None
+        earlier = session.scalar(
+            select(func.count())
+            .select_from(DebugLog)
+            .where(
+                DebugLog.agent_run_id == call.agent_run_id,
+                or_(
+                    DebugLog.started_at < call.started_at,
+                    and_(DebugLog.started_at == call.started_at, DebugLog.id < call.id),
+                ),
+            )
+        )
+        return call.agent_run_id, int(earlier or 0)
 
 
 def prune_older(store: Store, before: datetime) -> int:

@@ -295,6 +295,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/traces/calls/{debug_id}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Call Context
+         * @description What filled the prompt of one model call of a trace.
+         */
+        get: operations["call_context_api_traces_calls__debug_id__context_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/attachments/{message_id}/{index}": {
         parameters: {
             query?: never;
@@ -1664,6 +1684,11 @@ export interface components {
              * @description JSON object: values for the agent's `deps_schema`, checked against it and kept for the conversation (omitted: the conversation's stored values).
              */
             deps?: string | null;
+        };
+        /** CallContext */
+        CallContext: {
+            /** @description The model call's request by source; null for a call of a run no turn recorded (a nested run) or recorded before this was kept. */
+            context: components["schemas"]["RequestContext"] | null;
         };
         /** CapabilityInfo */
         CapabilityInfo: {
@@ -6007,6 +6032,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TurnContext"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    call_context_api_traces_calls__debug_id__context_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                debug_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallContext"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */

@@ -1,4 +1,5 @@
-"""What filled each prompt of a turn: `GET /api/messages/{message_id}/context`.
+"""What filled each prompt: a turn's (`GET /api/messages/{id}/context`) and one model call's
+(`GET /api/traces/calls/{id}/context`).
 
 The rows are written with the turn (`chat/prompt_context.py`); the playground draws one stacked bar
 per request from them and the trace view shows the one of its model call.
@@ -12,9 +13,10 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from ...conversations.prompt_contexts import for_message
+from ...conversations.prompt_contexts import for_message, for_request
+from ...traces.read import call_place
 from ..context import SynapseContext, get_context
-from ..errors import error_responses, require_id
+from ..errors import ApiError, error_responses, require_id
 
 router = APIRouter(tags=['conversations'])
 
@@ -56,6 +58,13 @@ class TurnContext(BaseModel):
     requests: list[RequestContext]
 
 
+class CallContext(BaseModel):
+    context: RequestContext | None = Field(
+        description="The model call's request by source; null for a call of a run no turn recorded "
+        '(a nested run) or recorded before this was kept.'
+    )
+
+
 @router.get('/api/messages/{message_id}/context', response_model=TurnContext, responses=error_responses(404))
 async def message_context(message_id: str, context: Context) -> TurnContext:
     """What filled each prompt of the turn whose answer is `message_id`: an empty list for a turn
@@ -63,3 +72,16 @@ async def message_context(message_id: str, context: Context) -> TurnContext:
     require_id(message_id, 'message')
     rows = await run_in_threadpool(for_message, context.store, message_id)
     return TurnContext(requests=[RequestContext.model_validate(row) for row in rows])
+
+
+@router.get(
+    '/api/traces/calls/{debug_id}/context', response_model=CallContext, responses=error_responses(404)
+)
+async def call_context(debug_id: str, context: Context) -> CallContext:
+    """What filled the prompt of one model call of a trace."""
+    require_id(debug_id, 'model call')
+    place = await run_in_threadpool(call_place, context.store, debug_id)
+    if place is None:
+        raise ApiError(404, f'No model call with id {debug_id}.')
+    row = await run_in_threadpool(for_request, context.store, *place)
+    return CallContext(context=RequestContext.model_validate(row) if row is not None else None)
