@@ -114,7 +114,13 @@ export function replayItems(messages: ReplayMessage[]): ThreadItem[] {
           },
         }
       case 'notice':
-        return { kind: 'notice', id: message.id, noticeKind: message.meta?.kind ?? 'info', message: message.content }
+        return {
+          kind: 'notice',
+          id: message.id,
+          noticeKind: message.meta?.kind ?? 'info',
+          message: message.content,
+          summary: typeof message.meta?.summary === 'string' ? message.meta.summary : null,
+        }
     }
   })
 }

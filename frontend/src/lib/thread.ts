@@ -96,7 +96,7 @@ export type AssistantPart =
   | { type: 'reasoning'; id: string; text: string; streaming: boolean }
   | { type: 'tool'; id: string; tool: ToolView }
   | { type: 'structured-output'; id: string; output: unknown }
-  | { type: 'notice'; id: string; noticeKind: string; message: string }
+  | { type: 'notice'; id: string; noticeKind: string; message: string; summary?: string | null }
   | { type: 'error'; id: string; error: ErrorView }
   | { type: 'source'; id: string; url: string; title: string | null }
   | { type: 'file'; id: string; url: string; mediaType: string }
@@ -121,7 +121,7 @@ export type ThreadItem =
   | { kind: 'user'; id: string; text: string; attachments: AttachmentView[] }
   | { kind: 'assistant'; id: string; parts: AssistantPart[]; meta: MetaView | null; streaming: boolean; stopped?: boolean }
   | { kind: 'error'; id: string; error: ErrorView }
-  | { kind: 'notice'; id: string; noticeKind: string; message: string }
+  | { kind: 'notice'; id: string; noticeKind: string; message: string; summary?: string | null }
 
 /** Consecutive tool parts form one stack, sources one list; everything else stands alone. */
 export type PartGroup =

@@ -22,7 +22,7 @@ function Part({ part, reasoningTokens, onRetry }: { part: AssistantPart; reasoni
     case 'structured-output':
       return <StructuredOutputCard output={part.output} />
     case 'notice':
-      return <NoticeCard kind={part.noticeKind} message={part.message} />
+      return <NoticeCard kind={part.noticeKind} message={part.message} summary={part.summary} />
     case 'error':
       return <ErrorCard error={part.error} onRetry={onRetry} />
     case 'file':

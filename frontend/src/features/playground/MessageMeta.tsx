@@ -1,12 +1,13 @@
 // The per-answer line: ↑ input ↓ output tokens, cost, duration, with a breakdown on hover/focus,
 // and the Trace button that opens the turn's trace in a sheet (its code loaded on first press).
 // It keeps its height while the answer streams, so nothing below it jumps when it fills in.
-import { ArrowDown, ArrowUp, GitFork, RotateCw } from '@/components/icons'
+import { ArrowDown, ArrowUp, GitFork, LayoutGrid, RotateCw } from '@/components/icons'
 import { lazy, Suspense, useState } from 'react'
 import { formatDuration, formatInt } from '@/lib/format'
 import type { MetaView } from '@/lib/thread'
 import { Tooltip } from '@/components/ui/tooltip'
 import { formatMoney } from '@/features/spend/money'
+import { TurnContextPanel } from './ContextBars'
 
 // A chunk that cannot be fetched (a newer build replaced it) says so where the sheet would be.
 const TraceSheet = lazy(() =>
@@ -47,6 +48,24 @@ function TraceButton({ messageId }: { messageId: string }) {
         </Suspense>
       )}
     </>
+  )
+}
+
+/** What filled each prompt of the turn: a button, and the bars once it was pressed. */
+function ContextButton({ open, onToggle }: { open: boolean; onToggle: () => void }) {
+  return (
+    <button
+      type="button"
+      onClick={onToggle}
+      aria-expanded={open}
+      className="flex cursor-pointer items-center gap-1 rounded px-1 hover:bg-muted hover:text-foreground"
+      aria-label="What filled the prompt"
+      title="What filled each prompt of this turn, by source"
+      data-testid="context-button"
+    >
+      <LayoutGrid className="size-3" />
+      Context
+    </button>
   )
 }
 
@@ -100,6 +119,7 @@ export function MessageMeta({
   /** The stored assistant message (its turn's trace is found by it); none: no Trace button. */
   messageId?: string
 }) {
+  const [contextOpen, setContextOpen] = useState(false)
   return (
     <div className="flex min-h-6 flex-wrap items-center gap-x-3 gap-y-0.5 font-mono text-[11px] text-muted-foreground" data-testid="message-meta">
       {streaming && <span className="animate-pulse">streaming…</span>}
@@ -123,6 +143,7 @@ export function MessageMeta({
       )}
       {!streaming && stopped && <span className="text-warning">stopped</span>}
       {!streaming && meta && messageId && <TraceButton messageId={messageId} />}
+      {!streaming && meta && messageId && <ContextButton open={contextOpen} onToggle={() => setContextOpen(!contextOpen)} />}
       {!streaming && onRegenerate && (
         <button
           type="button"
@@ -133,6 +154,11 @@ export function MessageMeta({
         >
           <RotateCw className="size-3" /> Regenerate
         </button>
+      )}
+      {!streaming && contextOpen && messageId && (
+        <div className="basis-full pt-1">
+          <TurnContextPanel messageId={messageId} />
+        </div>
       )}
     </div>
   )

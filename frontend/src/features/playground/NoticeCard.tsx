@@ -1,15 +1,43 @@
-import { Info, Shuffle } from '@/components/icons'
+import { useState } from 'react'
+import { History, Info, Shuffle } from '@/components/icons'
 
-/** Something worth knowing that is not an error, such as a model fallback. */
-export function NoticeCard({ kind, message }: { kind: string; message: string }) {
-  const Icon = kind === 'fallback' ? Shuffle : Info
+/**
+ * Something worth knowing that is not an error, such as a model fallback. A compression notice
+ * marks where the older turns started to be sent as a summary, which opens on click.
+ */
+export function NoticeCard({ kind, message, summary }: { kind: string; message: string; summary?: string | null }) {
+  const [open, setOpen] = useState(false)
+  const Icon = kind === 'fallback' ? Shuffle : kind === 'compressed' ? History : Info
   return (
-    <div role="note" data-testid="notice" className="flex items-start gap-2 rounded-lg border border-primary/25 bg-primary/5 px-3 py-2 text-[13px]">
+    <div
+      role="note"
+      data-testid={kind === 'compressed' ? 'compression-marker' : 'notice'}
+      className="flex items-start gap-2 rounded-lg border border-primary/25 bg-primary/5 px-3 py-2 text-[13px]"
+    >
       <Icon className="mt-0.5 size-3.5 shrink-0 text-primary" />
-      <p>
-        {kind === 'fallback' && <span className="font-medium">Model fallback: </span>}
-        {message}
-      </p>
+      <div className="min-w-0 flex-1">
+        <p>
+          {kind === 'fallback' && <span className="font-medium">Model fallback: </span>}
+          {kind === 'compressed' && <span className="font-medium">History compressed: </span>}
+          {message}
+          {summary && (
+            <button
+              type="button"
+              className="ml-2 cursor-pointer text-primary underline-offset-2 hover:underline"
+              aria-expanded={open}
+              onClick={() => setOpen(!open)}
+              data-testid="compression-summary-toggle"
+            >
+              {open ? 'Hide the summary' : 'Show the summary'}
+            </button>
+          )}
+        </p>
+        {summary && open && (
+          <pre className="mt-2 max-h-64 overflow-auto whitespace-pre-wrap break-words rounded border bg-background p-2 font-mono text-[12px]" data-testid="compression-summary">
+            {summary}
+          </pre>
+        )}
+      </div>
     </div>
   )
 }

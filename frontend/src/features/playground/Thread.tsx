@@ -55,7 +55,7 @@ function Item({
     case 'notice':
       return (
         <div className="pl-10">
-          <NoticeCard kind={item.noticeKind} message={item.message} />
+          <NoticeCard kind={item.noticeKind} message={item.message} summary={item.summary} />
         </div>
       )
   }

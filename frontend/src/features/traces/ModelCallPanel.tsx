@@ -7,6 +7,7 @@ import { JsonView } from '@/components/json/JsonView'
 import { Skeleton } from '@/components/ui/skeleton'
 import { formatBytes, formatDuration, formatInt } from '@/lib/format'
 import { formatMoney } from '@/features/spend/money'
+import { ContextBar, useCallContext } from '@/features/playground/ContextBars'
 import type { ModelCall, TraceNode } from './api'
 import { ErrorText, Fact, IdFact, Section } from './Facts'
 import { formatMoment } from './format'
@@ -14,6 +15,18 @@ import { Instructions, Messages, Value } from './Messages'
 import { useModelCall } from './queries'
 
 type Data = Record<string, unknown>
+
+/** What filled this call's prompt, by source (only for the calls of a run a turn recorded). */
+function CallContext({ id }: { id: string }) {
+  const { data } = useCallContext(id)
+  const context = data?.context
+  if (!context) return null
+  return (
+    <Section title="What filled the prompt" testId="call-context">
+      <ContextBar context={context} title={`Request ${context.position + 1} of the turn`} />
+    </Section>
+  )
+}
 
 const objectOf = (value: unknown): Data => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Data) : {})
 
@@ -61,6 +74,7 @@ function Call({ call }: { call: ModelCall }) {
         <IdFact label="Debug id" value={call.id} />
         {typeof response.id === 'string' && <IdFact label="Response id" value={response.id} hint="the provider's" />}
       </dl>
+      <CallContext id={call.id} />
       <Section title="Request settings" testId="call-settings">
         {Object.keys(settings).length ? <JsonView value={settings} /> : <p className="text-xs text-muted-foreground">The model's defaults (no settings sent).</p>}
       </Section>

@@ -313,6 +313,7 @@ export function applyChunk(turn: Turn, chunk: UIChunk, now: number): Turn {
         id: `notice-${turn.parts.length}`,
         noticeKind: chunk.data.kind ?? 'info',
         message: chunk.data.message,
+        summary: typeof chunk.data.summary === 'string' ? chunk.data.summary : null,
       })
     case 'data-error': {
       const error: ErrorView = {
