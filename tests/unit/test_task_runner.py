@@ -25,8 +25,9 @@ from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Message, ToolInvocation
 from synapse_agents.discovery import Catalog
+from synapse_agents.rules import book
 from synapse_agents.runtime.root import DEMO_TARGET, SynapseRuntime
-from synapse_agents.settings import load_settings
+from synapse_agents.settings import Settings, load_settings
 from synapse_agents.store import Store
 from synapse_agents.tasks import events, queue, runner, standing_store
 from synapse_agents.tasks.standing_store import StandingInput
@@ -42,6 +43,7 @@ AGENTS = """
 import asyncio
 from pydantic_ai import Agent
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from synapse_agents.capabilities import Rules
 
 
 def _returned(messages):
@@ -70,6 +72,18 @@ async def _nap_stream(messages, info: AgentInfo):
 
 
 napper = Agent(FunctionModel(stream_function=_nap_stream, model_name='napper'), name='napper')
+
+
+async def _instructions_stream(messages, info: AgentInfo):
+    yield info.instructions or ''
+
+
+ruled = Agent(
+    FunctionModel(stream_function=_instructions_stream, model_name='ruled'),
+    name='ruled',
+    instructions='Check the orders.',
+    capabilities=[Rules()],
+)
 """
 
 
@@ -150,6 +164,23 @@ def in_order(found: list[str], expected: list[str]) -> bool:
 
 
 # -- a run ----------------------------------------------------------------------------------------
+
+
+async def test_a_task_run_gets_the_rules_of_its_tenant_and_subject(
+    runtime: SynapseRuntime, store: Store, module: str
+) -> None:
+    book.add(store, book.RuleInput(tenant=ACME, text='Never refund over chat.'))
+    book.add(store, book.RuleInput(tenant=ACME, subject='case:9', text='Case 9 is escalated.'))
+    book.add(store, book.RuleInput(tenant=ACME, subject='case:8', text='Case 8 only.'))
+    book.add(store, book.RuleInput(tenant='org:other', text='Another tenant.'))
+    task_id = a_task(store, f'{module}.ruled', subject='case:9')
+    status, task, _ = await run(runtime, task_id)
+    assert status == 'succeeded'
+    (answer,) = rows(store, Message, conversation_id=task.conversation_id, role='assistant')
+    heading = Settings().rules_shared_heading
+    assert (
+        answer.content == f'{heading}\n- Never refund over chat.\n- Case 9 is escalated.\n\nCheck the orders.'
+    )
 
 
 async def test_a_demo_agents_run_is_stored_like_a_chat_with_origin_and_module_task(
