@@ -39,6 +39,7 @@ from synapse_agents.conversations.tables import Message
 from synapse_agents.errors import CompressionUnavailable
 from synapse_agents.plugins.hookspecs import hookimpl
 from synapse_agents.store import Store
+from synapse_agents.traces import read
 
 pytestmark = pytest.mark.anyio
 FIRM = ('firm', '7')
@@ -279,3 +280,28 @@ def test_the_model_and_the_budget_are_required() -> None:
         Compression(budget_tokens=0, model='test')
     with pytest.raises(ValueError, match='keep_last'):
         Compression(budget_tokens=100, keep_last=0, model='test')
+
+
+async def test_the_summary_call_is_a_run_in_the_turns_trace(database_url: str) -> None:
+    summariser = Summariser()
+    agent, _ = chat_agent(summariser)
+    runs: list[str] = []
+    async with Synapse(database_url=database_url, agents=[]) as syn:
+        conv = await syn.conversation(agent, tenant=FIRM)
+        for index in range(8):
+            runs.append((await conv.send(f'question {index} {WORDS}')).run_id)
+    assert summariser.prompts
+    store = Store.open(database_url, Path('/nonexistent'))
+    try:
+        trees = [read.tree(store, run_id) for run_id in runs]
+    finally:
+        store.close()
+    nested = [
+        child
+        for tree in trees
+        if tree is not None
+        for child in tree['children']
+        if child['kind'] == 'run' and child['name'] == 'compression'
+    ]
+    assert len(nested) == len(summariser.prompts)
+    assert all(run['children'] and run['children'][0]['kind'] == 'model' for run in nested)
