@@ -55,7 +55,9 @@ def test_the_context_bars_and_the_compression_marker(browser_page: Page, server:
     panel.get_by_test_id('context-block-message').click()
     expect(panel.get_by_test_id('context-block-text')).to_contain_text(f'Question 3: {WORDS.strip()}')
     panel.get_by_test_id('context-block-summary').click()
-    expect(panel.get_by_test_id('context-block-text')).to_contain_text('The user asked about the harbour tides')
+    expect(panel.get_by_test_id('context-block-text')).to_contain_text(
+        'The user asked about the harbour tides'
+    )
     shoot(page, 'context-bars')
 
     last.get_by_test_id('trace-button').click()
