@@ -29,6 +29,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from sqlalchemy import select
 
+from spending_models import OUTPUT_TOKENS, PRICED, add_limit, add_price
 from synapse_agents import Synapse
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.capabilities import Compression
@@ -305,3 +306,25 @@ async def test_the_summary_call_is_a_run_in_the_turns_trace(database_url: str) -
     ]
     assert len(nested) == len(summariser.prompts)
     assert all(run['children'] and run['children'][0]['kind'] == 'model' for run in nested)
+
+
+async def test_summary_calls_are_held_to_the_spending_limits(database_url: str) -> None:
+    def priced(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart('tok ' * OUTPUT_TOKENS)], model_name=PRICED)
+
+    agent, sent = chat_agent(Summariser())
+    capability = Compression(budget_tokens=600, keep_last=2, model=FunctionModel(priced, model_name=PRICED))
+    agent = Agent(agent.model, name='long', capabilities=[capability])
+    async with Synapse(database_url=database_url, agents=[]) as syn:
+        store = syn.runtime.store
+        add_price(store, max_output_tokens=OUTPUT_TOKENS)
+        add_limit(store, 'agent', 'compression', '0.05')  # one summary call costs 0.1
+        conv = await syn.conversation(agent, tenant=FIRM)
+        for index in range(8):
+            await conv.send(f'question {index} {WORDS}')
+    assert conv.id is not None
+    notices = [m for m in stored(database_url, Message, conv.id) if m.role == 'notice']
+    assert notices and {n.meta['kind'] for n in notices} == {'compression_failed'}
+    assert 'SpendingLimitExceeded' in notices[0].content
+    assert all(SUMMARY_HEADING not in p for m in sent for p in prompts_of(m))
+    assert [c.module for c in stored(database_url, LlmCall, conv.id)].count('compression') == 0
