@@ -136,7 +136,7 @@ class Recorder(AbstractCapability[Any]):
     prompts: list[PromptSnapshot] = field(default_factory=list)
     """Each model request of the run as it was sent (`chat/prompt_context.py`)."""
     input_per_request: list[int | None] = field(default_factory=list)
-    """Each request's input tokens as the provider counted them, in order."""
+    """Each request's input tokens as the provider counted them, beside `prompts` (None: no answer)."""
     _request_started: float = 0.0
     _requested: tuple[Requested, ...] = ()
     """The models the current request was sent to: a response named otherwise is priced as them."""
@@ -160,6 +160,7 @@ class Recorder(AbstractCapability[Any]):
                 model.system,
             )
         )
+        self.input_per_request.append(None)  # filled in by its response, if one comes
         return request_context
 
     async def after_model_request(
@@ -177,7 +178,8 @@ class Recorder(AbstractCapability[Any]):
         self.llm_calls += 1
         self.input_tokens += response.usage.input_tokens
         self.output_tokens += response.usage.output_tokens
-        self.input_per_request.append(response.usage.input_tokens)
+        if self.input_per_request and self.input_per_request[-1] is None:
+            self.input_per_request[-1] = response.usage.input_tokens
         row = ledger_row(
             response,
             price,
