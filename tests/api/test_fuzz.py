@@ -174,6 +174,14 @@ OPERATIONS = [
     ('GET', '/api/traces'),
     ('GET', '/api/traces/{agent_run_id}'),
     ('GET', '/api/traces/calls/{debug_id}'),
+    ('GET', '/api/traces/calls/{debug_id}/context'),
+    ('GET', '/api/messages/{message_id}/context'),
+    ('GET', '/api/rules'),
+    ('POST', '/api/rules'),
+    ('GET', '/api/rules/preview'),
+    ('GET', '/api/rules/{rule_id}'),
+    ('PATCH', '/api/rules/{rule_id}'),
+    ('DELETE', '/api/rules/{rule_id}'),
 ]
 
 

@@ -75,7 +75,7 @@ def check_label(name: str, value: Any, *, required: bool = False) -> str | None:
     if not isinstance(value, str):
         raise RuleInvalid(name, f"expected 'type:id' text, got {type(value).__name__}.")
     try:
-        kind, ident = parse_label(name, value.strip())
+        kind, ident = parse_label(name, value)
     except InvalidScope as exc:
         raise RuleInvalid(name, str(exc).split(': ', 1)[-1]) from None
     return f'{kind}:{ident}'

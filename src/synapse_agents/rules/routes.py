@@ -24,8 +24,18 @@ from .tables import Rule
 router = APIRouter(tags=['rules'])
 
 Context = Annotated[SynapseContext, Depends(get_context)]
-Label = Annotated[str, Field(max_length=511, examples=['org:acme'])]
-LabelQuery = Annotated[str | None, Query(max_length=511, description="A `type:id`; '' for none.")]
+LABEL = r'^[^:\x00]{1,255}:[^\x00]{1,255}$'
+"""`type:id`: a type without a colon, an id (colons allowed), each 1 to 255 characters, no NUL."""
+TEXT = r'^[^\x00]*[^\s\x00\x1c-\x1f][^\x00]*$'
+"""Not only whitespace, no NUL."""
+Label = Annotated[str, Field(pattern=LABEL, examples=['org:acme'])]
+LabelQuery = Annotated[
+    str | None, Query(pattern=r'^([^:\x00]{1,255}:[^\x00]{1,255})?$', description="A `type:id`; '' for none.")
+]
+Text = Annotated[
+    str, Field(min_length=1, max_length=book.MAX_TEXT, pattern=TEXT, examples=['Never quote fees over chat.'])
+]
+Priority = Annotated[int, Field(ge=book.PRIORITY_RANGE[0], le=book.PRIORITY_RANGE[1])]
 
 
 class RuleOut(BaseModel):
@@ -57,12 +67,12 @@ class RuleIn(BaseModel):
     model_config = ConfigDict(extra='forbid')
 
     tenant: Label
-    text: str = Field(max_length=book.MAX_TEXT * 2, examples=['Never quote fees over chat.'])
+    text: Text
     subject: Label | None = None
     applies_to: Label | None = None
-    priority: int = 0
+    priority: Priority = 0
     enabled: bool = True
-    created_by: str | None = Field(None, max_length=511)
+    created_by: str | None = Field(None, max_length=511, pattern=r'^[^\x00]*$')
 
 
 class RulePatch(BaseModel):
@@ -70,12 +80,12 @@ class RulePatch(BaseModel):
 
     model_config = ConfigDict(extra='forbid')
 
-    tenant: Label | None = None
-    text: str | None = Field(None, max_length=book.MAX_TEXT * 2)
+    tenant: Label = None  # type: ignore[assignment]  # may be left out, never null
+    text: Text = None  # type: ignore[assignment]
     subject: Label | None = None
     applies_to: Label | None = None
-    priority: int | None = None
-    enabled: bool | None = None
+    priority: Priority = None  # type: ignore[assignment]
+    enabled: bool = None  # type: ignore[assignment]
 
 
 class RuleDeleted(BaseModel):
@@ -114,7 +124,7 @@ async def add_rule(body: RuleIn, context: Context) -> RuleOut:
 @router.get('/api/rules/preview', response_model=RulesPreview)
 async def preview_rules(
     context: Context,
-    tenant: Annotated[str, Query(max_length=511, description='`type:id`')],
+    tenant: Annotated[str, Query(pattern=LABEL, description='`type:id`')],
     subject: LabelQuery = None,
     actor: LabelQuery = None,
 ) -> RulesPreview:

@@ -3629,18 +3629,24 @@ export interface components {
          * @description The fields to change; the others stay. `subject` or `applies_to` null: tenant-wide, everyone.
          */
         RulePatch: {
-            /** Tenant */
-            tenant?: string | null;
-            /** Text */
-            text?: string | null;
+            /**
+             * Tenant
+             * @example org:acme
+             */
+            tenant?: string;
+            /**
+             * Text
+             * @example Never quote fees over chat.
+             */
+            text?: string;
             /** Subject */
             subject?: string | null;
             /** Applies To */
             applies_to?: string | null;
             /** Priority */
-            priority?: number | null;
+            priority?: number;
             /** Enabled */
-            enabled?: boolean | null;
+            enabled?: boolean;
         };
         /**
          * RulesPreview
