@@ -144,6 +144,7 @@ def test_extensions_lists_the_plugins_and_the_dashboard_areas(with_notes: Synaps
         {'name': 'spend', 'path': '/spend', 'label': 'Spend'},
         {'name': 'tasks', 'path': '/tasks', 'label': 'Tasks'},
         {'name': 'traces', 'path': '/traces', 'label': 'Traces'},
+        {'name': 'rules', 'path': '/rules', 'label': 'Rules'},
         {'name': 'notes', 'path': '/notes', 'label': 'Notes'},
     ]
 
@@ -161,6 +162,7 @@ def test_without_plugins_extensions_lists_only_the_built_in_areas(context: Synap
             {'name': 'spend', 'path': '/spend', 'label': 'Spend'},
             {'name': 'tasks', 'path': '/tasks', 'label': 'Tasks'},
             {'name': 'traces', 'path': '/traces', 'label': 'Traces'},
+            {'name': 'rules', 'path': '/rules', 'label': 'Rules'},
         ],
     }
 

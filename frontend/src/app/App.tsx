@@ -22,6 +22,7 @@ const ComparePage = lazy(() =>
 const PlaygroundPage = lazy(() =>
   import('@/features/playground/PlaygroundPage').then((module) => ({ default: module.PlaygroundPage }), () => unavailable('The playground')),
 )
+const RulesPage = lazy(() => import('@/features/rules/RulesPage').catch(() => unavailable('The Rules page')))
 const TasksPage = lazy(() => import('@/features/tasks/TasksPage').catch(() => unavailable('The Tasks page')))
 const TracesPage = lazy(() => import('@/features/traces/TracesPage').catch(() => unavailable('The Traces page')))
 const TracePage = lazy(() => import('@/features/traces/TracePage').catch(() => unavailable('The trace')))
@@ -82,6 +83,14 @@ export function App() {
             element={
               <Suspense fallback={<Skeleton className="m-6 h-40" />}>
                 <TracePage />
+              </Suspense>
+            }
+          />
+          <Route
+            path="rules"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <RulesPage />
               </Suspense>
             }
           />

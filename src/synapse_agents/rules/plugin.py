@@ -1,4 +1,4 @@
-"""Rules as a plugin: the `rules` table, `/api/rules` and `synapse rules`."""
+"""Rules as a plugin: the `rules` table, `/api/rules`, `synapse rules` and the dashboard's Rules area."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..plugins.hookspecs import hookimpl
+from ..plugins.hookspecs import DashboardArea, hookimpl
 from .cli import rules_app
 
 if TYPE_CHECKING:
@@ -21,6 +21,12 @@ def register_routes() -> Sequence[APIRouter]:
     from .routes import router
 
     return [router]
+
+
+@hookimpl
+def register_dashboard_areas() -> Sequence[DashboardArea]:
+    """Rules."""
+    return [DashboardArea(name='rules', path='/rules', label='Rules')]
 
 
 @hookimpl

@@ -25,15 +25,24 @@ router = APIRouter(tags=['rules'])
 
 Context = Annotated[SynapseContext, Depends(get_context)]
 LABEL = r'^[^:\x00]{1,255}:[^\x00]{1,255}$'
-"""`type:id`: a type without a colon, an id (colons allowed), each 1 to 255 characters, no NUL."""
+"""`type:id`: a type without a colon, an id (colons allowed), each 1 to 255 characters, no NUL. Said
+in the schema; checked by the service (`book.check_label`), whose refusal names the field in words."""
 TEXT = r'^[^\x00]*[^\s\x00\x1c-\x1f][^\x00]*$'
-"""Not only whitespace, no NUL."""
-Label = Annotated[str, Field(pattern=LABEL, examples=['org:acme'])]
+"""Not only whitespace, no NUL (checked by `book.check_text`)."""
+Label = Annotated[str, Field(json_schema_extra={'pattern': LABEL}, examples=['org:acme'])]
 LabelQuery = Annotated[
-    str | None, Query(pattern=r'^([^:\x00]{1,255}:[^\x00]{1,255})?$', description="A `type:id`; '' for none.")
+    str | None,
+    Query(
+        json_schema_extra={'pattern': r'^([^:\x00]{1,255}:[^\x00]{1,255})?$'},
+        description="A `type:id`; '' for none.",
+    ),
 ]
 Text = Annotated[
-    str, Field(min_length=1, max_length=book.MAX_TEXT, pattern=TEXT, examples=['Never quote fees over chat.'])
+    str,
+    Field(
+        json_schema_extra={'pattern': TEXT, 'maxLength': book.MAX_TEXT},
+        examples=['Never quote fees over chat.'],
+    ),
 ]
 Priority = Annotated[int, Field(ge=book.PRIORITY_RANGE[0], le=book.PRIORITY_RANGE[1])]
 
@@ -124,7 +133,7 @@ async def add_rule(body: RuleIn, context: Context) -> RuleOut:
 @router.get('/api/rules/preview', response_model=RulesPreview)
 async def preview_rules(
     context: Context,
-    tenant: Annotated[str, Query(pattern=LABEL, description='`type:id`')],
+    tenant: Annotated[str, Query(json_schema_extra={'pattern': LABEL}, description='`type:id`')],
     subject: LabelQuery = None,
     actor: LabelQuery = None,
 ) -> RulesPreview:

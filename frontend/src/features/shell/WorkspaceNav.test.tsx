@@ -43,20 +43,20 @@ test("a plugin's area from the extensions answer appears after the built-in ones
   const labels = within(nav())
     .getAllByRole('link')
     .map((link) => link.textContent)
-  expect(labels).toEqual(['Agents', 'History', 'Registry', 'Spend', 'Tasks', 'Traces', 'Notes'])
+  expect(labels).toEqual(['Agents', 'History', 'Registry', 'Spend', 'Tasks', 'Traces', 'Rules', 'Notes'])
   expect(within(nav()).getByRole('link', { name: 'History' })).toHaveAttribute('aria-current', 'page')
   // Each built-in area keeps its own icon; the plugin's gets the plugin icon.
   const icons = within(nav())
     .getAllByRole('link')
     .map((link) => link.querySelector('svg')?.innerHTML)
-  expect(new Set(icons).size).toBe(7)
+  expect(new Set(icons).size).toBe(8)
 })
 
 test('the nav follows the server: an area the answer leaves out is not shown', async () => {
   stubServer(() => Response.json({ plugins: [], areas: BUILT_IN_AREAS.filter((area) => area.name !== 'tasks') }))
   renderSidebar()
   await waitFor(() => expect(within(nav()).queryByRole('link', { name: 'Tasks' })).not.toBeInTheDocument())
-  expect(within(nav()).getAllByRole('link')).toHaveLength(5)
+  expect(within(nav()).getAllByRole('link')).toHaveLength(6)
 })
 
 test('the built-in areas show while the extensions cannot be read', async () => {
@@ -64,5 +64,5 @@ test('the built-in areas show while the extensions cannot be read', async () => 
   renderSidebar()
   expect(within(nav()).getAllByRole('link').map((link) => link.textContent)).toEqual(BUILT_IN_AREAS.map((area) => area.label))
   await waitFor(() => expect(fetch).toHaveBeenCalledWith('/api/extensions', expect.anything()))
-  expect(within(nav()).getAllByRole('link')).toHaveLength(6)
+  expect(within(nav()).getAllByRole('link')).toHaveLength(7)
 })
