@@ -109,10 +109,12 @@ def prompts_of(messages: list[ModelMessage]) -> list[str]:
 
 
 def stored(database_url: str, model: Any, conversation_id: str) -> list[Any]:
+    """The conversation's rows of `model`, by primary key (ids are time-ordered: the order written)."""
     store = Store.open(database_url, Path('/nonexistent'))
     try:
         with store.read() as session:
-            return list(session.scalars(select(model).where(model.conversation_id == conversation_id)))
+            query = select(model).where(model.conversation_id == conversation_id)
+            return list(session.scalars(query.order_by(*model.__table__.primary_key.columns)))
     finally:
         store.close()
 
