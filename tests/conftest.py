@@ -79,6 +79,8 @@ def dialects_for(metafunc: pytest.Metafunc) -> list[str]:
     dialects = selected_dialects(metafunc.config)
     marker = metafunc.definition.get_closest_marker('any_database')
     if marker is None:
+        if 'postgresql' in dialects and metafunc.definition.get_closest_marker('vectors') is not None:
+            return [*dialects, 'pgvector']  # the vector index: pgvector as well as exact search
         return dialects
     if not marker.kwargs.get('reason'):
         raise pytest.UsageError(f'{metafunc.definition.nodeid}: any_database needs reason=...')
@@ -88,7 +90,7 @@ def dialects_for(metafunc: pytest.Metafunc) -> list[str]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if 'dialect' in metafunc.fixturenames:
         dialects = dialects_for(metafunc)
-        marks = {'postgresql': [pytest.mark.postgresql], 'sqlite': []}
+        marks = {'postgresql': [pytest.mark.postgresql], 'pgvector': [pytest.mark.postgresql], 'sqlite': []}
         metafunc.parametrize(
             'dialect', [pytest.param(d, id=d, marks=marks[d]) for d in dialects], scope='session'
         )

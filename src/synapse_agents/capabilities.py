@@ -14,7 +14,8 @@
 ledger row (see docs/accounting.md). `UsageCall` is what the app's `usage_recorder` is asked and
 told about each call. `Rules` puts the rules people wrote for the conversation's tenant, subject
 and actor at the top of the prompt; `Compression` sends a long conversation's older turns as a
-stored summary (see docs/memory.md).
+stored summary; `Memory` puts what is remembered about the scope in the prompt, with tools to save
+and search memories (see docs/memory.md).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .accounting.capability import Spending as _Spending
 from .accounting.usage_recorder import UsageCall
 from .compression.capability import CompressionCapability
+from .memory.capability import MemoryCapability
 from .rules.capability import RulesCapability
 from .settings import Settings, load_settings
 from .store.setup import open_store
@@ -33,7 +35,7 @@ from .store.setup import open_store
 if TYPE_CHECKING:
     from .runtime.synapse import Synapse
 
-__all__ = ['Compression', 'Rules', 'Spending', 'UsageCall']
+__all__ = ['Compression', 'Memory', 'Rules', 'Spending', 'UsageCall']
 
 
 @dataclass(eq=False)
@@ -148,6 +150,46 @@ class Compression(CompressionCapability):
 
     def close(self) -> None:
         """Close the database `Compression.at` opened."""
+        if self._owned and self.store is not None:
+            self.store.close()
+
+
+@dataclass(eq=False)
+class Memory(MemoryCapability):
+    """What is remembered about the run's scope: the newest memories in the prompt, and the tools
+    `save_memory` and `search_memories` (docs/memory.md).
+
+    `Memory(newest=20, tools=True)`. In Synapse's turns it reads the turn's database; outside them
+    build it with `Memory.of(synapse)` or `Memory.at(database_url)`, and pass the scope in the run's
+    metadata (`metadata={'synapse.scope': Scope(...).as_json()}`).
+    """
+
+    _owned: bool = field(default=False, init=False, repr=False)
+
+    @classmethod
+    def of(cls, synapse: Synapse, **options: Any) -> Memory:
+        """On the database and settings (the embedder) of an open `synapse`."""
+        runtime = synapse.runtime
+        return cls(store=runtime.store, settings=runtime.settings, **options)
+
+    @classmethod
+    def at(
+        cls,
+        database_url: str | None = None,
+        *,
+        project: str | Path | None = None,
+        settings: Settings | None = None,
+        **options: Any,
+    ) -> Memory:
+        """On the database at `database_url` (default: the one `synapse serve` uses in `project`);
+        blocking; `close()` closes it."""
+        settings = _settings_for(database_url, project, settings)
+        memory = cls(store=open_store(settings, auto_upgrade=True), settings=settings, **options)
+        memory._owned = True
+        return memory
+
+    def close(self) -> None:
+        """Close the database `Memory.at` opened."""
         if self._owned and self.store is not None:
             self.store.close()
 

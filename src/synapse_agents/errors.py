@@ -161,6 +161,26 @@ class RulesUnavailable(SynapseError, RuntimeError):
     """`Rules()` in a run that is neither Synapse's nor given a store: its rules cannot be read."""
 
 
+class MemoryNotFound(SynapseError, LookupError):
+    """No memory with that id."""
+
+
+class MemoryInvalid(RuleInvalid):
+    """A memory that cannot be saved or searched as asked; `fields` names the inputs at fault."""
+
+
+class MemoryUnavailable(SynapseError, RuntimeError):
+    """`Memory()` in a run that is neither Synapse's nor given a store: its memories cannot be read."""
+
+
+class MemoryRefused(SynapseError, ValueError):
+    """`save_memory` asked for what it must not do (a personal memory with nobody at the other end)."""
+
+
+class VectorStoreUnavailable(SynapseError, RuntimeError):
+    """The `vector_store` setting names an index this database does not have."""
+
+
 class AttachmentsNotSaved(SynapseError, RuntimeError):
     """The disk refused a turn's uploads (`full`: no space left); the files written are removed."""
 

@@ -276,6 +276,37 @@ class Settings(BaseSettings):
         max_length=1000,
         description="The heading of the person's own rules, rendered after the shared ones.",
     )
+    memory_model: str | None = Field(
+        None,
+        examples=['openai:gpt-5-mini', 'demo'],
+        description='The model that distils memories from conversations (a pydantic-ai model string, a '
+        'registry model key, or `demo` for the offline demo model). Unset: no memory is distilled.',
+    )
+    memory_prompt: str | None = Field(
+        None,
+        max_length=20_000,
+        description="Replaces the distiller's instructions (it must still ask for the `shared` and "
+        '`personal` lists). Unset: the packaged English prompt.',
+    )
+    share_memories: bool = Field(
+        True,
+        description='Whether what a person says may become shared memories when they never chose '
+        '(a stored choice per person beats it).',
+    )
+    memory_sweep_minutes: int = Field(
+        30,
+        ge=1,
+        le=10_080,
+        description='Conversations quiet for this long with something not yet distilled are distilled '
+        '(checked as often).',
+    )
+    embedder: str = Field(
+        'auto',
+        examples=['auto', 'off', 'local', 'openai:text-embedding-3-small'],
+        description='What embeds memories for search by meaning: `auto` (the offline model when the '
+        '`embeddings` extra is installed, else none), `local` (that model, required), `off`, or a '
+        'pydantic-ai embedding model string (a paid provider: only when named here).',
+    )
     debug_body_bytes: int = Field(
         262_144,
         ge=1024,

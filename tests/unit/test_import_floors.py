@@ -51,6 +51,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ('store', ('store', 'store.*')),
+    ('embeddings', ('embeddings', 'embeddings.*')),
     ('plugin hooks', ('plugins', 'plugins.hookspecs', 'plugins.manager', 'plugins.answers')),
     ('demo agents', ('demo', 'demo.*')),
     ('discovery', ('discovery', 'discovery.*', 'deps_setup')),
@@ -61,6 +62,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ('area: rules', ('rules', 'rules.*')),
     ('area: compression', ('compression', 'compression.*')),
     ('area: tasks', ('tasks', 'tasks.*')),
+    ('area: memory', ('memory', 'memory.*')),
     ('engine', ('chat', 'chat.*')),
     (
         'front doors',
@@ -80,6 +82,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
             'tasks.agents',
             'tasks.workers',
             'tasks.jobs',
+            'memory.jobs',
         ),
     ),
     (

@@ -5,7 +5,8 @@ instructions and tool definitions after every capability had its say); nothing i
 event loop. When the turn is stored, the writer thread turns each into a row
 (`conversations/prompt_contexts.py`) with these blocks, in prompt order:
 
-- `rules`: the block `Rules()` put at the top; `instructions`: the agent's own;
+- `rules`: the block `Rules()` put at the top; `instructions`: the agent's own; `memories`: the
+  block `Memory()` put after them;
 - `tools`: the tool definitions (names, descriptions, JSON schemas);
 - `summary`: what `Compression` sent for the older turns; `history`: earlier turns sent verbatim;
 - `message`: the user's new message (with its files); `run`: this turn's own tool calls, results and
@@ -33,24 +34,29 @@ from sqlalchemy import Connection, insert
 from ..compression.capability import SUMMARY_HEADING
 from ..compression.history import message_tokens, part_text, text_tokens
 from ..conversations.prompt_contexts import PromptContext
+from ..memory.capability import PART_NAME as MEMORY_PART
 from ..redaction import scrub
-from ..rules.capability import PART_NAME
+from ..rules.capability import PART_NAME as RULES_PART
 from ..store.ids import new_id
 from ..store.prepared import execute
 
 logger = logging.getLogger('synapse.chat')
 
 TEXT_LIMIT = 4000
-KINDS = ('rules', 'instructions', 'tools', 'summary', 'history', 'message', 'run')
+KINDS = ('rules', 'instructions', 'memories', 'tools', 'summary', 'history', 'message', 'run')
 LABELS = {
     'rules': 'Rules',
     'instructions': 'Instructions',
+    'memories': 'Memories',
     'tools': 'Tool definitions',
     'summary': 'Summary of older turns',
     'history': 'History (verbatim)',
     'message': 'New message',
     'run': 'This turn so far',
 }
+
+
+_PART_KINDS = {RULES_PART: 'rules', MEMORY_PART: 'memories'}
 
 
 @dataclass(frozen=True)
@@ -110,7 +116,7 @@ def breakdown(snapshot: PromptSnapshot, input_tokens: int | None, *, texts: bool
     found: dict[str, list[str]] = {kind: [] for kind in KINDS}
     tokens = dict.fromkeys(KINDS, 0)
     for part in snapshot.parameters.instruction_parts or []:
-        kind = 'rules' if part.name == PART_NAME else 'instructions'
+        kind = _PART_KINDS.get(part.name or '', 'instructions')
         found[kind].append(part.content)
         tokens[kind] += text_tokens(part.content)
     tools = [*snapshot.parameters.function_tools, *snapshot.parameters.output_tools]

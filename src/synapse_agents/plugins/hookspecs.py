@@ -14,9 +14,9 @@ Agent behaviour is not extended here but with pydantic-ai capabilities on the ag
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pluggy
 
@@ -110,6 +110,20 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:  # type: ignore[empty
 def register_jobs(runtime: Root) -> Sequence[Job]:  # type: ignore[empty-body]
     """Background jobs for the root's job runner (start-up work, or periodic ticks); work that must
     survive a restart or run on another machine is a task (`synapse_agents.tasks`), not a job."""
+
+
+TaskJob = Callable[['Root', dict[str, Any]], Awaitable[dict[str, Any]]]
+"""A kind of work run once later on the task queue: given the root and the task's context, it does
+the work and answers what it did (the task's output)."""
+
+
+@hookspec
+def register_task_jobs() -> Mapping[str, TaskJob]:  # type: ignore[empty-body]
+    """Kinds of work that run on the task queue (`synapse_agents.tasks.queue.enqueue_job`), by name.
+
+    A task of kind `k` is an `agent_tasks` row with agent key `job:k`: claimed, swept, published to
+    Celery and listed like an agent's run; a worker runs it by calling the function with its context.
+    """
 
 
 @hookspec

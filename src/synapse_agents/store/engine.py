@@ -22,6 +22,15 @@ from sqlalchemy.exc import StatementError
 from ..corrupt import read_json
 from .search_index import icontains
 
+try:
+    # The standard library's sqlite3 cannot load extensions on many Python builds; sqlean-py is the
+    # same module on a SQLite that can, so sqlite-vec (the vector index) loads into every connection.
+    import sqlean as sqlite_driver
+    import sqlite_vec
+except ImportError:  # pragma: no cover - an install without them searches vectors exactly in Python
+    sqlite_driver = None
+    sqlite_vec = None
+
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
 logger = logging.getLogger('synapse.store')
@@ -43,6 +52,8 @@ def create_store_engine(url: str, **kwargs: Any) -> Engine:
         database = parsed.database
         if database and database != ':memory:':
             Path(database).parent.mkdir(parents=True, exist_ok=True)
+        if sqlite_driver is not None:
+            kwargs.setdefault('module', sqlite_driver)
         engine = create_engine(
             url,
             connect_args={'timeout': SQLITE_BUSY_TIMEOUT_MS / 1000, 'check_same_thread': False},
@@ -81,6 +92,12 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None
     # Search's case-insensitive substring test, with Python's `lower()` (SQLite's knows only ASCII).
     dbapi_connection.create_function('synapse_icontains', 2, icontains, deterministic=True)
+    if sqlite_vec is not None and hasattr(dbapi_connection, 'enable_load_extension'):
+        dbapi_connection.enable_load_extension(True)
+        try:
+            sqlite_vec.load(dbapi_connection)
+        finally:
+            dbapi_connection.enable_load_extension(False)
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute('PRAGMA journal_mode=WAL')

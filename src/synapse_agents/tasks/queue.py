@@ -79,6 +79,61 @@ def _trace_parent() -> dict[str, Any] | None:
     return place.as_json() if place is not None else None
 
 
+JOB_PREFIX = 'job:'
+"""The agent key of a task that runs a job (`register_task_jobs`) rather than an agent."""
+
+
+def enqueue_job(
+    store: Store,
+    kind: str,
+    context: dict[str, Any],
+    *,
+    tenant: tuple[str, str] | None = None,
+    once_key: str = '',
+    now: datetime | None = None,
+) -> str | None:
+    """Queue a run of the job `kind` with `context`; None when a task of that kind with the same
+    non-empty `once_key` is already queued (it will see the same work)."""
+    moment = now or utcnow()
+    agent_key = f'{JOB_PREFIX}{kind}'
+    with store.write() as session:
+        if once_key:
+            waiting = session.scalar(
+                select(AgentTask.id)
+                .where(
+                    AgentTask.agent_key == agent_key,
+                    AgentTask.subject_key == once_key,
+                    AgentTask.status == 'queued',
+                )
+                .limit(1)
+            )
+            if waiting is not None:
+                return None
+        values = {
+            'id': new_id(),
+            'standing_agent_id': None,
+            'agent_key': agent_key,
+            'instruction': '',
+            'trigger': 'event',
+            'event': kind,
+            'context': context,
+            'fires': 1,
+            'tenant_type': tenant[0] if tenant else None,
+            'tenant_id': tenant[1] if tenant else None,
+            'subject_key': once_key,
+            'status': 'queued',
+            'not_before': moment,
+            'cancel_requested': False,
+            'queued_at': moment,
+            'input_tokens': 0,
+            'output_tokens': 0,
+            'created_at': moment,
+            'trace_parent': None,
+        }
+        session.execute(insert(AgentTask).values(**values))
+        return str(values['id'])
+
+
 def enqueue_manual(store: Store, standing_id: str, *, now: datetime | None = None) -> str:
     """Queue a run of the standing agent now ("run now"; paused or not); 404 when it does not exist."""
     moment = now or utcnow()

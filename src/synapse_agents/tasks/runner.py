@@ -148,6 +148,8 @@ def _why(task: AgentTask) -> str:
 
 
 async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepLog) -> Outcome:
+    if task.agent_key.startswith(queue.JOB_PREFIX):
+        return await _run_job(runtime, task)
     store = runtime.store
     try:  # a row edited by hand: fail it, the worker runs the next
         if (damaged := unreadable_context(task)) is not None:
@@ -239,6 +241,22 @@ async def _run(runtime: SynapseRuntime, task: AgentTask, worker: str, log: StepL
         status = finished.status if finished is not None else 'unknown'
         return Outcome('failed', error=f'The run ended without an answer (status {status}).', **common)
     return Outcome('succeeded', output=jsonable(reader.output), **common)
+
+
+async def _run_job(runtime: SynapseRuntime, task: AgentTask) -> Outcome:
+    """Run a job task (`register_task_jobs`): the registered function, given the task's context."""
+    kind = task.agent_key.removeprefix(queue.JOB_PREFIX)
+    jobs: dict[str, Any] = {}
+    for found in runtime.plugins.hook.register_task_jobs():
+        jobs.update(found)
+    job = jobs.get(kind)
+    if job is None:
+        return Outcome(
+            'failed', error=f'No job of kind {kind!r} is registered (a plugin that is not loaded?).'
+        )
+    context = task.context if isinstance(task.context, dict) else {}
+    output = await job(runtime, context)
+    return Outcome('succeeded', output=jsonable(output))
 
 
 async def _interrupted(runtime: SynapseRuntime, started: TurnStarted, cancelled: bool) -> Outcome:

@@ -48,6 +48,8 @@ from ..errors import (
     DecisionsInvalid,
     DepsRejected,
     InvalidScope,
+    MemoryNotFound,
+    MemoryRefused,
     NotAUserMessage,
     NotAwaiting,
     RuleInvalid,
@@ -58,6 +60,7 @@ from ..errors import (
     TurnInFlight,
     TurnInvalid,
     UnknownAgent,
+    VectorStoreUnavailable,
     WrongAgent,
 )
 from ..store.ids import is_valid_id, shown_id
@@ -151,7 +154,10 @@ _DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
     (TurnInvalid, 422, None),
     (InvalidScope, 422, None),
     (RuleNotFound, 404, None),
-    (RuleInvalid, 422, None),
+    (MemoryNotFound, 404, None),
+    (RuleInvalid, 422, None),  # MemoryInvalid too
+    (MemoryRefused, 422, None),
+    (VectorStoreUnavailable, 503, 'vector_store_unavailable'),
 )
 
 

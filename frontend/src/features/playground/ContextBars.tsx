@@ -16,6 +16,7 @@ export type ContextBlock = Schemas['ContextBlock']
 const COLORS: Record<ContextBlock['kind'], string> = {
   rules: 'bg-rose-500',
   instructions: 'bg-amber-500',
+  memories: 'bg-fuchsia-500',
   tools: 'bg-violet-500',
   summary: 'bg-emerald-600',
   history: 'bg-sky-500',

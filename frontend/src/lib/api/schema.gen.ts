@@ -1223,6 +1223,163 @@ export interface paths {
         patch: operations["change_rule_api_rules__rule_id__patch"];
         trace?: never;
     };
+    "/api/memories/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Memory Status
+         * @description What distils and embeds memories here, and how many there are.
+         */
+        get: operations["memory_status_api_memories_status_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Memories
+         * @description Memories, newest first, a page at a time (`next_cursor` for the next).
+         */
+        get: operations["list_memories_api_memories_get"];
+        put?: never;
+        /**
+         * Add Memory
+         * @description Write a memory by hand (embedded on write); one saying what a memory on the same axes says is refused.
+         */
+        post: operations["add_memory_api_memories_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memories/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Memories
+         * @description The memories a conversation of this tenant, subject and actor sees, closest to `q` first.
+         */
+        get: operations["search_memories_api_memories_search_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memories/people/{actor}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Person Memories
+         * @description Everything that applies to this person (in one tenant, or in all).
+         */
+        get: operations["person_memories_api_memories_people__actor__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget Person
+         * @description Delete everything that applies to this person (in one tenant, or in all).
+         */
+        delete: operations["forget_person_api_memories_people__actor__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memories/people/{actor}/sharing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Sharing
+         * @description The person's choice about shared memories.
+         */
+        get: operations["get_sharing_api_memories_people__actor__sharing_get"];
+        /**
+         * Put Sharing
+         * @description Store the person's choice (null: forget it). It gates the shared half of what is written from now on.
+         */
+        put: operations["put_sharing_api_memories_people__actor__sharing_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memories/distill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Distill Conversation
+         * @description Queue the distillation of a conversation (what it said since the last one).
+         */
+        post: operations["distill_conversation_api_memories_distill_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memories/{memory_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Memory */
+        get: operations["get_memory_api_memories__memory_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget Memory
+         * @description Delete a memory for good.
+         */
+        delete: operations["forget_memory_api_memories__memory_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change Memory
+         * @description Change a memory's content (embedded again), subject or applies_to.
+         */
+        patch: operations["change_memory_api_memories__memory_id__patch"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1761,7 +1918,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "rules" | "instructions" | "tools" | "summary" | "history" | "message" | "run";
+            kind: "rules" | "instructions" | "memories" | "tools" | "summary" | "history" | "message" | "run";
             /** Label */
             label: string;
             /**
@@ -2033,13 +2190,6 @@ export interface components {
             /** Pydantic Ai Version */
             pydantic_ai_version: string;
         };
-        /**
-         * Deleted
-         * @description What a delete removed.
-         */
-        Deleted: {
-            deleted: components["schemas"]["DeletedCounts"];
-        };
         /** DeletedCounts */
         DeletedCounts: {
             /** Conversations */
@@ -2108,6 +2258,19 @@ export interface components {
              * @default
              */
             traceback: string;
+        };
+        /** DistillIn */
+        DistillIn: {
+            /** Conversation Id */
+            conversation_id: string;
+        };
+        /** DistillQueued */
+        DistillQueued: {
+            /**
+             * Task Id
+             * @description The queued task; null when one for this conversation already waits.
+             */
+            task_id: string | null;
         };
         /**
          * Error
@@ -2228,6 +2391,11 @@ export interface components {
             debounced: string[];
             /** Notice */
             notice?: string | null;
+        };
+        /** Forgotten */
+        Forgotten: {
+            /** Deleted */
+            deleted: number;
         };
         /**
          * ForkRequest
@@ -2586,6 +2754,128 @@ export interface components {
             input_schema: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * MemoryIn
+         * @description A memory written by hand.
+         */
+        MemoryIn: {
+            /**
+             * Tenant
+             * @example org:acme
+             */
+            tenant: string;
+            /**
+             * Content
+             * @example Invoices go out fortnightly.
+             */
+            content: string;
+            /** Subject */
+            subject?: string | null;
+            /** Applies To */
+            applies_to?: string | null;
+            /** Created By */
+            created_by?: string | null;
+        };
+        /**
+         * MemoryOut
+         * @description A memory as stored.
+         */
+        MemoryOut: {
+            /** Id */
+            id: string;
+            /**
+             * Tenant
+             * @description Whose memory it is (`type:id`).
+             */
+            tenant: string;
+            /**
+             * Subject
+             * @description What it is about; null: the tenant as a whole.
+             */
+            subject: string | null;
+            /**
+             * Applies To
+             * @description Who it applies to; null: everyone in that scope.
+             */
+            applies_to: string | null;
+            /** Content */
+            content: string;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "distilled" | "tool" | "manual";
+            /** Created By */
+            created_by: string | null;
+            /**
+             * Agent Key
+             * @description The agent that produced it.
+             */
+            agent_key: string | null;
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Source Message Ids */
+            source_message_ids: string[];
+            /**
+             * Embedded
+             * @description Whether it has a vector of the current embedder (searchable by meaning).
+             */
+            embedded: boolean;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+            /**
+             * Updated At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            updated_at: string;
+        };
+        /** MemoryPage */
+        MemoryPage: {
+            /** Memories */
+            memories: components["schemas"]["MemoryOut"][];
+            /** Next Cursor */
+            next_cursor?: string | null;
+        };
+        /**
+         * MemoryPatch
+         * @description The fields to change; the others stay. `subject` or `applies_to` null: tenant-wide, everyone.
+         */
+        MemoryPatch: {
+            /**
+             * Content
+             * @example Invoices go out fortnightly.
+             */
+            content?: string;
+            /** Subject */
+            subject?: string | null;
+            /** Applies To */
+            applies_to?: string | null;
+        };
+        /** MemoryStatus */
+        MemoryStatus: {
+            /**
+             * Distiller Model
+             * @description The `memory_model` setting; null: nothing is distilled.
+             */
+            distiller_model: string | null;
+            /**
+             * Embedder
+             * @description What embeds memories; null: search ranks by recency.
+             */
+            embedder: string | null;
+            /**
+             * Vector Store
+             * @enum {string}
+             */
+            vector_store: "sqlite-vec" | "pgvector" | "exact";
+            /** Share Memories Default */
+            share_memories_default: boolean;
+            /** Memories */
+            memories: number;
         };
         /**
          * ModelCallDetail
@@ -3707,6 +3997,29 @@ export interface components {
             /** Id */
             id: string;
         };
+        /** SearchAnswer */
+        SearchAnswer: {
+            /**
+             * Ranked By
+             * @enum {string}
+             */
+            ranked_by: "similarity" | "recency";
+            /** Embedder */
+            embedder: string | null;
+            /** Results */
+            results: components["schemas"]["SearchResult"][];
+        };
+        /** SearchResult */
+        SearchResult: {
+            memory: components["schemas"]["MemoryOut"];
+            /**
+             * Score
+             * @description Cosine similarity to the query; null when ranked by recency.
+             */
+            score: number | null;
+            /** Applies To Everyone */
+            applies_to_everyone: boolean;
+        };
         /**
          * SettingInput
          * @description A value for a registry-managed setting, validated as the setting's type.
@@ -3714,6 +4027,23 @@ export interface components {
         SettingInput: {
             /** Value */
             value: unknown;
+        };
+        /**
+         * Sharing
+         * @description A person's choice about shared memories: null never chose (the `share_memories` setting applies).
+         */
+        Sharing: {
+            /** Actor */
+            actor: string;
+            /** Share Memories */
+            share_memories: boolean | null;
+            /** Effective */
+            effective: boolean;
+        };
+        /** SharingIn */
+        SharingIn: {
+            /** Share Memories */
+            share_memories: boolean | null;
         };
         /**
          * Spend
@@ -4743,6 +5073,18 @@ export interface components {
              */
             detail?: string | null;
         };
+        /** Deleted */
+        synapse_agents__memory__routes__Deleted: {
+            /** Deleted */
+            deleted: string;
+        };
+        /**
+         * Deleted
+         * @description What a delete removed.
+         */
+        synapse_agents__web__routes__schemas__Deleted: {
+            deleted: components["schemas"]["DeletedCounts"];
+        };
     };
     responses: never;
     parameters: never;
@@ -5615,7 +5957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Deleted"];
+                    "application/json": components["schemas"]["synapse_agents__web__routes__schemas__Deleted"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
@@ -5885,7 +6227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Deleted"];
+                    "application/json": components["schemas"]["synapse_agents__web__routes__schemas__Deleted"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
@@ -11318,6 +11660,949 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RuleOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    memory_status_api_memories_status_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryStatus"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input is invalid; `fields` says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_memories_api_memories_get: {
+        parameters: {
+            query?: {
+                /** @description A `type:id`; '' for none. */
+                tenant?: string | null;
+                /** @description A `type:id`; '' for none. */
+                subject?: string | null;
+                /** @description A `type:id`; '' for none. */
+                applies_to?: string | null;
+                source?: ("distilled" | "tool" | "manual") | null;
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryPage"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    add_memory_api_memories_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemoryIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    search_memories_api_memories_search_get: {
+        parameters: {
+            query: {
+                /** @description `type:id` */
+                tenant: string;
+                q: string;
+                /** @description A `type:id`; '' for none. */
+                subject?: string | null;
+                /** @description A `type:id`; '' for none. */
+                actor?: string | null;
+                k?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchAnswer"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    person_memories_api_memories_people__actor__get: {
+        parameters: {
+            query?: {
+                /** @description A `type:id`; '' for none. */
+                tenant?: string | null;
+            };
+            header?: never;
+            path: {
+                actor: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryPage"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forget_person_api_memories_people__actor__delete: {
+        parameters: {
+            query?: {
+                /** @description A `type:id`; '' for none. */
+                tenant?: string | null;
+            };
+            header?: never;
+            path: {
+                actor: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forgotten"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_sharing_api_memories_people__actor__sharing_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                actor: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sharing"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_sharing_api_memories_people__actor__sharing_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                actor: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SharingIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sharing"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    distill_conversation_api_memories_distill_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DistillIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DistillQueued"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_memory_api_memories__memory_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forget_memory_api_memories__memory_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["synapse_agents__memory__routes__Deleted"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    change_memory_api_memories__memory_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemoryPatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryOut"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
