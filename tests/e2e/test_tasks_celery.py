@@ -19,9 +19,13 @@ import redis
 from fixtures.task_agents import QUICK, SLEEPER, TARGET, SynapseProcess, process_env, wait_until
 from fixtures.workers import redis_database
 from synapse_agents.conversations.repository import ConversationRepository
+from synapse_agents.conversations.tables import Conversation, Message
+from synapse_agents.memory import book
+from synapse_agents.memory.jobs import queue_distillation
 from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store, upgrade
+from synapse_agents.store.schema import utcnow
 from synapse_agents.tasks import queue, standing_store
 from synapse_agents.tasks.celery_queue import CeleryDispatcher
 from synapse_agents.tasks.service import TaskService, task_service
@@ -217,6 +221,76 @@ def test_a_worker_on_rabbitmq_runs_a_fired_event(database: str, isolated_env: Pa
             assert task.worker is not None and task.worker.endswith(f':{worker.process.pid}:celery')
             with service.dispatcher.app.connection_for_write() as connection:
                 connection.default_channel.queue_delete(queue_name)
+    finally:
+        store.close()
+        code = worker.stop(signal.SIGTERM)
+    assert code == 0, worker.describe()
+
+
+def test_a_distillation_runs_on_a_celery_worker(database: str, isolated_env: Path) -> None:
+    """Memory's distiller is a task like any other: queued by a root, run by `synapse worker`."""
+
+    env = process_env(
+        database_url=database,
+        queue_url=REDIS_URL,
+        agents=TARGET,
+        home=str(isolated_env / 'home'),
+        memory_model='demo',
+    )
+    worker = SynapseProcess(
+        ['worker', '--queue', 'e2e-memory', '--concurrency', '1'], cwd=isolated_env, env=env, name='worker'
+    )
+    store = Store.open(database, isolated_env / 'unused')
+    try:
+        with store.write() as session:
+            conversation = Conversation(
+                agent_key='assistant',
+                origin='app',
+                tenant_type='firm',
+                tenant_id='7',
+                actor_type='user',
+                actor_id='maria',
+            )
+            session.add(conversation)
+            session.flush()
+            session.add(
+                Message(
+                    conversation_id=conversation.id,
+                    role='user',
+                    content='I prefer short answers. We bill clients fortnightly.',
+                    created_at=utcnow(),
+                )
+            )
+            session.add(
+                Message(
+                    conversation_id=conversation.id, role='assistant', content='Noted.', created_at=utcnow()
+                )
+            )
+            conversation_id = conversation.id
+        worker.wait_for(' ready.')
+        overrides = {
+            'database_url': database,
+            'queue_url': REDIS_URL,
+            'queue_name': 'e2e-memory',
+            'memory_model': 'demo',
+        }
+        runtime = SynapseRuntime.open(load_settings(overrides), agents=False)
+        dispatcher = task_service(runtime).dispatcher
+        assert isinstance(dispatcher, CeleryDispatcher)
+        try:
+            task_id = queue_distillation(runtime, conversation_id, ('firm', '7'))
+            assert task_id is not None
+        finally:
+            dispatcher.app.close()
+            runtime.close()
+        task = final(store, task_id)
+        assert (task.status, task.error, task.agent_key) == ('succeeded', None, 'job:memory.distill')
+        assert task.worker is not None and task.worker.endswith(f':{worker.process.pid}:celery')
+        rows, _ = book.listing(store, book.MemoryFilters(tenant='firm:7'))
+        assert {(r.content, r.applies_to) for r in rows} == {
+            ('We bill clients fortnightly.', None),
+            ('I prefer short answers.', 'user:maria'),
+        }
     finally:
         store.close()
         code = worker.stop(signal.SIGTERM)
