@@ -22,6 +22,7 @@ const ComparePage = lazy(() =>
 const PlaygroundPage = lazy(() =>
   import('@/features/playground/PlaygroundPage').then((module) => ({ default: module.PlaygroundPage }), () => unavailable('The playground')),
 )
+const MemoryPage = lazy(() => import('@/features/memory/MemoryPage').catch(() => unavailable('The Memory page')))
 const RulesPage = lazy(() => import('@/features/rules/RulesPage').catch(() => unavailable('The Rules page')))
 const TasksPage = lazy(() => import('@/features/tasks/TasksPage').catch(() => unavailable('The Tasks page')))
 const TracesPage = lazy(() => import('@/features/traces/TracesPage').catch(() => unavailable('The Traces page')))
@@ -91,6 +92,14 @@ export function App() {
             element={
               <Suspense fallback={<Skeleton className="m-6 h-40" />}>
                 <RulesPage />
+              </Suspense>
+            }
+          />
+          <Route
+            path="memory"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <MemoryPage />
               </Suspense>
             }
           />

@@ -111,7 +111,7 @@ class SearchAnswer(BaseModel):
     results: list[SearchResult]
 
 
-class Deleted(BaseModel):
+class MemoryDeleted(BaseModel):
     deleted: str
 
 
@@ -276,11 +276,11 @@ async def change_memory(memory_id: str, body: MemoryPatch, context: Context) -> 
     return (await _out(context, [row]))[0]
 
 
-@router.delete('/api/memories/{memory_id}', response_model=Deleted, responses=error_responses(404))
-async def forget_memory(memory_id: str, context: Context) -> Deleted:
+@router.delete('/api/memories/{memory_id}', response_model=MemoryDeleted, responses=error_responses(404))
+async def forget_memory(memory_id: str, context: Context) -> MemoryDeleted:
     """Delete a memory for good."""
     await run_in_threadpool(book.remove, context.store, memory_id)
-    return Deleted(deleted=memory_id)
+    return MemoryDeleted(deleted=memory_id)
 
 
 async def _out(context: SynapseContext, rows: list[Memory]) -> list[MemoryOut]:

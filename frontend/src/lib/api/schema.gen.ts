@@ -1258,7 +1258,7 @@ export interface paths {
         put?: never;
         /**
          * Add Memory
-         * @description Write a memory by hand (embedded on write); one saying what a memory on the same axes says is refused.
+         * @description A memory written by hand (embedded on write); one saying what a stored one on its axes says: 422.
          */
         post: operations["add_memory_api_memories_post"];
         delete?: never;
@@ -1325,7 +1325,7 @@ export interface paths {
         get: operations["get_sharing_api_memories_people__actor__sharing_get"];
         /**
          * Put Sharing
-         * @description Store the person's choice (null: forget it). It gates the shared half of what is written from now on.
+         * @description Store the person's choice (null: forget it); it gates the shared half of what is written next.
          */
         put: operations["put_sharing_api_memories_people__actor__sharing_put"];
         post?: never;
@@ -2190,6 +2190,13 @@ export interface components {
             /** Pydantic Ai Version */
             pydantic_ai_version: string;
         };
+        /**
+         * Deleted
+         * @description What a delete removed.
+         */
+        Deleted: {
+            deleted: components["schemas"]["DeletedCounts"];
+        };
         /** DeletedCounts */
         DeletedCounts: {
             /** Conversations */
@@ -2754,6 +2761,11 @@ export interface components {
             input_schema: {
                 [key: string]: unknown;
             };
+        };
+        /** MemoryDeleted */
+        MemoryDeleted: {
+            /** Deleted */
+            deleted: string;
         };
         /**
          * MemoryIn
@@ -5073,18 +5085,6 @@ export interface components {
              */
             detail?: string | null;
         };
-        /** Deleted */
-        synapse_agents__memory__routes__Deleted: {
-            /** Deleted */
-            deleted: string;
-        };
-        /**
-         * Deleted
-         * @description What a delete removed.
-         */
-        synapse_agents__web__routes__schemas__Deleted: {
-            deleted: components["schemas"]["DeletedCounts"];
-        };
     };
     responses: never;
     parameters: never;
@@ -5957,7 +5957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["synapse_agents__web__routes__schemas__Deleted"];
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
@@ -6227,7 +6227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["synapse_agents__web__routes__schemas__Deleted"];
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
@@ -12522,7 +12522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["synapse_agents__memory__routes__Deleted"];
+                    "application/json": components["schemas"]["MemoryDeleted"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */

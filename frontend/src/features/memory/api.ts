@@ -1,0 +1,39 @@
+// The memories API, typed from the app's OpenAPI document (schema.gen.ts). Axes are `type:id`
+// text; a null subject is the tenant as a whole, a null `applies_to` everyone.
+import { json, request } from '@/lib/api/client'
+import type { components } from '@/lib/api/schema.gen'
+
+type Schemas = components['schemas']
+
+export type Memory = Schemas['MemoryOut']
+export type MemorySource = Memory['source']
+export type MemoryStatus = Schemas['MemoryStatus']
+export type VectorStore = MemoryStatus['vector_store']
+export type MemoryPage = Schemas['MemoryPage']
+export type MemoryInput = Schemas['MemoryIn']
+export type MemoryPatch = Schemas['MemoryPatch']
+export type SearchResult = Schemas['SearchResult']
+export type SearchAnswer = Schemas['SearchAnswer']
+export type Sharing = Schemas['Sharing']
+
+const enc = encodeURIComponent
+const withQuery = (path: string, query: URLSearchParams) => {
+  const qs = query.toString()
+  return qs ? `${path}?${qs}` : path
+}
+const one = (id: string) => `/api/memories/${enc(id)}`
+const person = (actor: string) => `/api/memories/people/${enc(actor)}`
+
+export const memoriesApi = {
+  status: () => request<MemoryStatus>('/api/memories/status'),
+  list: (query: URLSearchParams) => request<MemoryPage>(withQuery('/api/memories', query)),
+  create: (body: MemoryInput) => request<Memory>('/api/memories', json('POST', body)),
+  search: (query: URLSearchParams) => request<SearchAnswer>(withQuery('/api/memories/search', query)),
+  get: (id: string) => request<Memory>(one(id)),
+  update: (id: string, body: MemoryPatch) => request<Memory>(one(id), json('PATCH', body)),
+  remove: (id: string) => request<{ deleted: string }>(one(id), { method: 'DELETE' }),
+  ofPerson: (actor: string, query: URLSearchParams) => request<{ memories: Memory[] }>(withQuery(person(actor), query)),
+  forgetPerson: (actor: string, query: URLSearchParams) => request<{ deleted: number }>(withQuery(person(actor), query), { method: 'DELETE' }),
+  sharing: (actor: string) => request<Sharing>(`${person(actor)}/sharing`),
+  setSharing: (actor: string, share_memories: boolean | null) => request<Sharing>(`${person(actor)}/sharing`, json('PUT', { share_memories })),
+}
