@@ -182,6 +182,18 @@ OPERATIONS = [
     ('GET', '/api/rules/{rule_id}'),
     ('PATCH', '/api/rules/{rule_id}'),
     ('DELETE', '/api/rules/{rule_id}'),
+    ('GET', '/api/memories/status'),
+    ('GET', '/api/memories'),
+    ('POST', '/api/memories'),
+    ('GET', '/api/memories/search'),
+    ('GET', '/api/memories/people/{actor}'),
+    ('DELETE', '/api/memories/people/{actor}'),
+    ('GET', '/api/memories/people/{actor}/sharing'),
+    ('PUT', '/api/memories/people/{actor}/sharing'),
+    ('POST', '/api/memories/distill'),
+    ('GET', '/api/memories/{memory_id}'),
+    ('PATCH', '/api/memories/{memory_id}'),
+    ('DELETE', '/api/memories/{memory_id}'),
 ]
 
 

@@ -28,7 +28,9 @@ def test_add_browse_search_change_and_forget(client: TestClient) -> None:
     duplicate = client.post(
         '/api/memories', json={'tenant': 'firm:7', 'content': 'invoices go out every two weeks'}
     )
-    assert duplicate.status_code == 422 and 'already stored' in duplicate.text
+    assert duplicate.status_code == 409 and 'already stored' in duplicate.text
+    unnamed = client.post('/api/memories/distill', json={'conversation_id': billing['id']})
+    assert unnamed.status_code == 409 and 'memory_model' in unnamed.json()['error']['message']
 
     page = client.get('/api/memories', params={'tenant': 'firm:7', 'limit': 2}).json()
     assert len(page['memories']) == 2 and page['next_cursor']
@@ -85,7 +87,8 @@ def test_a_persons_memories_and_their_choice(client: TestClient) -> None:
         ('get', '/api/memories/search?tenant=nocolon&q=x', None, 'tenant'),
         ('get', '/api/memories?cursor=not-a-cursor', None, 'cursor'),
         ('put', '/api/memories/people/nocolon/sharing', {'share_memories': True}, 'actor'),
-        ('post', '/api/memories/distill', {'conversation_id': 'x'}, 'conversation_id'),
+        ('post', '/api/memories/distill', {'conversation_id': 'x' * 37}, 'conversation_id'),
+        ('put', '/api/memories/people/user:1/sharing', {'share_memories': 1}, 'share_memories'),
     ],
 )
 def test_bad_input_is_a_4xx_naming_the_field(

@@ -183,6 +183,7 @@ def test_delete_cascades_to_rows_and_files(store: Store) -> None:
         'trace_tools': 0,
         'history_summaries': 0,
         'prompt_contexts': 0,
+        'memory_cursors': 0,
         'files': 2,
         'bytes': 6,
     }

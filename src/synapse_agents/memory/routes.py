@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Depends, Path, Query
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from starlette.concurrency import run_in_threadpool
 
 from ..conversations.tables import Conversation
 from ..errors import ConversationNotFound, MemoryInvalid
 from ..scope import Scope
 from ..web.context import SynapseContext, get_context
-from ..web.errors import error_responses
+from ..web.errors import ApiError, error_responses
 from ..wire_types import Timestamp
 from . import book
 from .jobs import queue_distillation
@@ -44,6 +44,10 @@ LabelQuery = Annotated[
     ),
 ]
 RequiredLabel = Annotated[str, Query(json_schema_extra={'pattern': LABEL}, description='`type:id`')]
+Actor = Annotated[str, Path(json_schema_extra={'pattern': LABEL}, description='Who: `type:id`.')]
+CURSOR = r'^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+"""A Synapse id (what a cursor and a memory id are); another is a 404 or a 422, never a lookup."""
+MemoryId = Annotated[str, Path(json_schema_extra={'pattern': CURSOR}, description='A memory id.')]
 
 
 class MemoryOut(BaseModel):
@@ -130,7 +134,7 @@ class Sharing(BaseModel):
 class SharingIn(BaseModel):
     model_config = ConfigDict(extra='forbid')
 
-    share_memories: bool | None
+    share_memories: StrictBool | None
 
 
 class MemoryStatus(BaseModel):
@@ -173,7 +177,7 @@ async def list_memories(
     subject: LabelQuery = None,
     applies_to: LabelQuery = None,
     source: Literal['distilled', 'tool', 'manual'] | None = None,
-    cursor: Annotated[str | None, Query(max_length=36)] = None,
+    cursor: Annotated[str | None, Query(json_schema_extra={'pattern': CURSOR})] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = book.PAGE,
 ) -> MemoryPage:
     """Memories, newest first, a page at a time (`next_cursor` for the next)."""
@@ -184,7 +188,7 @@ async def list_memories(
     return MemoryPage(memories=await _out(context, rows), next_cursor=next_cursor)
 
 
-@router.post('/api/memories', response_model=MemoryOut, status_code=201)
+@router.post('/api/memories', response_model=MemoryOut, status_code=201, responses=error_responses(409))
 async def add_memory(body: MemoryIn, context: Context) -> MemoryOut:
     """A memory written by hand (embedded on write); one saying what a stored one on its axes says: 422."""
     recall = await run_in_threadpool(Recall.of, context.store, context.settings)
@@ -192,7 +196,7 @@ async def add_memory(body: MemoryIn, context: Context) -> MemoryOut:
         [book.MemoryInput(source='manual', **body.model_dump())], user=body.created_by
     )
     if not written:
-        raise MemoryInvalid('content', 'a memory saying this is already stored on these axes.')
+        raise ApiError(409, 'A memory saying this is already stored on these axes.', code='memory_exists')
     return (await _out(context, written))[0]
 
 
@@ -218,14 +222,14 @@ async def search_memories(
 
 
 @router.get('/api/memories/people/{actor}', response_model=MemoryPage)
-async def person_memories(actor: str, context: Context, tenant: LabelQuery = None) -> MemoryPage:
+async def person_memories(actor: Actor, context: Context, tenant: LabelQuery = None) -> MemoryPage:
     """Everything that applies to this person (in one tenant, or in all)."""
     rows = await run_in_threadpool(book.for_person, context.store, _actor(actor), tenant or None)
     return MemoryPage(memories=await _out(context, rows))
 
 
 @router.delete('/api/memories/people/{actor}', response_model=Forgotten)
-async def forget_person(actor: str, context: Context, tenant: LabelQuery = None) -> Forgotten:
+async def forget_person(actor: Actor, context: Context, tenant: LabelQuery = None) -> Forgotten:
     """Delete everything that applies to this person (in one tenant, or in all)."""
     return Forgotten(
         deleted=await run_in_threadpool(book.forget_person, context.store, _actor(actor), tenant or None)
@@ -233,26 +237,31 @@ async def forget_person(actor: str, context: Context, tenant: LabelQuery = None)
 
 
 @router.get('/api/memories/people/{actor}/sharing', response_model=Sharing)
-async def get_sharing(actor: str, context: Context) -> Sharing:
+async def get_sharing(actor: Actor, context: Context) -> Sharing:
     """The person's choice about shared memories."""
     chosen = await run_in_threadpool(book.sharing, context.store, _actor(actor))
     return _sharing(context, actor, chosen)
 
 
 @router.put('/api/memories/people/{actor}/sharing', response_model=Sharing)
-async def put_sharing(actor: str, body: SharingIn, context: Context) -> Sharing:
+async def put_sharing(actor: Actor, body: SharingIn, context: Context) -> Sharing:
     """Store the person's choice (null: forget it); it gates the shared half of what is written next."""
     chosen = await run_in_threadpool(book.set_sharing, context.store, _actor(actor), body.share_memories)
     return _sharing(context, actor, chosen)
 
 
 @router.post(
-    '/api/memories/distill', response_model=DistillQueued, status_code=202, responses=error_responses(404)
+    '/api/memories/distill',
+    response_model=DistillQueued,
+    status_code=202,
+    responses=error_responses(404, 409),
 )
 async def distill_conversation(body: DistillIn, context: Context) -> DistillQueued:
     """Queue the distillation of a conversation (what it said since the last one)."""
     if not context.settings.memory_model:
-        raise MemoryInvalid('conversation_id', 'no memory_model is named: nothing is distilled until one is.')
+        raise ApiError(
+            409, 'No memory_model is named: nothing is distilled until one is.', code='no_memory_model'
+        )
     conversation = await run_in_threadpool(_conversation, context, body.conversation_id)
     return DistillQueued(
         task_id=await run_in_threadpool(
@@ -262,13 +271,13 @@ async def distill_conversation(body: DistillIn, context: Context) -> DistillQueu
 
 
 @router.get('/api/memories/{memory_id}', response_model=MemoryOut, responses=error_responses(404))
-async def get_memory(memory_id: str, context: Context) -> MemoryOut:
+async def get_memory(memory_id: MemoryId, context: Context) -> MemoryOut:
     row = await run_in_threadpool(book.get, context.store, memory_id)
     return (await _out(context, [row]))[0]
 
 
 @router.patch('/api/memories/{memory_id}', response_model=MemoryOut, responses=error_responses(404))
-async def change_memory(memory_id: str, body: MemoryPatch, context: Context) -> MemoryOut:
+async def change_memory(memory_id: MemoryId, body: MemoryPatch, context: Context) -> MemoryOut:
     """Change a memory's content (embedded again), subject or applies_to."""
     changes: dict[str, Any] = body.model_dump(exclude_unset=True)
     recall = await run_in_threadpool(Recall.of, context.store, context.settings)
@@ -277,7 +286,7 @@ async def change_memory(memory_id: str, body: MemoryPatch, context: Context) -> 
 
 
 @router.delete('/api/memories/{memory_id}', response_model=MemoryDeleted, responses=error_responses(404))
-async def forget_memory(memory_id: str, context: Context) -> MemoryDeleted:
+async def forget_memory(memory_id: MemoryId, context: Context) -> MemoryDeleted:
     """Delete a memory for good."""
     await run_in_threadpool(book.remove, context.store, memory_id)
     return MemoryDeleted(deleted=memory_id)

@@ -11916,6 +11916,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body, or an attachment, is too large. */
             413: {
                 headers: {
@@ -12027,6 +12036,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description Who: `type:id`. */
                 actor: string;
             };
             cookie?: never;
@@ -12106,6 +12116,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description Who: `type:id`. */
                 actor: string;
             };
             cookie?: never;
@@ -12182,6 +12193,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Who: `type:id`. */
                 actor: string;
             };
             cookie?: never;
@@ -12258,6 +12270,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Who: `type:id`. */
                 actor: string;
             };
             cookie?: never;
@@ -12400,6 +12413,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body, or an attachment, is too large. */
             413: {
                 headers: {
@@ -12434,6 +12456,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A memory id. */
                 memory_id: string;
             };
             cookie?: never;
@@ -12510,6 +12533,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A memory id. */
                 memory_id: string;
             };
             cookie?: never;
@@ -12586,6 +12610,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A memory id. */
                 memory_id: string;
             };
             cookie?: never;
