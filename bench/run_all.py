@@ -53,6 +53,7 @@ SCRIPTS = (
     Script('spending', 'Spending limits', 'bench_spending.py'),
     Script('rules', 'Rules', 'bench_rules.py'),
     Script('compression', 'History compression', 'bench_compression.py'),
+    Script('memory', 'Memory recall', 'bench_memory.py'),
     Script(
         'tasks', 'Agent tasks', 'bench_tasks.py', ('--tick-runs', '10', '--firings', '20', '--tasks', '100')
     ),

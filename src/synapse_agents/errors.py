@@ -29,6 +29,9 @@ __all__ = [
     'DecisionsInvalid',
     'DepsRejected',
     'InvalidScope',
+    'MemoryInvalid',
+    'MemoryNotFound',
+    'MemoryUnavailable',
     'NotAUserMessage',
     'NotAwaiting',
     'OutOfCredits',
@@ -45,6 +48,7 @@ __all__ = [
     'TurnInvalid',
     'TurnNotStored',
     'UnknownAgent',
+    'VectorStoreUnavailable',
     'WrongAgent',
 ]
 
@@ -171,10 +175,6 @@ class MemoryInvalid(RuleInvalid):
 
 class MemoryUnavailable(SynapseError, RuntimeError):
     """`Memory()` in a run that is neither Synapse's nor given a store: its memories cannot be read."""
-
-
-class MemoryRefused(SynapseError, ValueError):
-    """`save_memory` asked for what it must not do (a personal memory with nobody at the other end)."""
 
 
 class VectorStoreUnavailable(SynapseError, RuntimeError):

@@ -39,6 +39,12 @@ def chat_agent() -> Agent[Any, str]:
     return Agent(FunctionModel(answer, stream_function=stream), name='assistant')
 
 
+def ident(conversation: Any) -> str:
+    """A conversation's id, once its first turn made it."""
+    assert conversation.id is not None
+    return str(conversation.id)
+
+
 def cursor(syn: Synapse, conversation_id: str) -> MemoryCursor | None:
     with syn.runtime.store.read() as session:
         return session.get(MemoryCursor, conversation_id)
@@ -51,7 +57,7 @@ async def test_shared_and_personal_memories_are_written_and_the_cursor_moves(
     async with Synapse(database_url=database_url, agents=[]) as syn:
         conv = await syn.conversation(chat_agent(), tenant=FIRM, actor=MARIA, subject=('case', '1'))
         await conv.send('Hello! I prefer short answers. We bill clients fortnightly. What is due today?')
-        outcome = await distil(syn.runtime.store, syn.runtime.settings, conv.id)
+        outcome = await distil(syn.runtime.store, syn.runtime.settings, ident(conv))
         assert (outcome.read, outcome.shared, outcome.personal, outcome.error) == (2, 1, 1, None)
         rows, _ = book.listing(syn.runtime.store, book.MemoryFilters())
         assert {(r.content, r.applies_to, r.subject, r.source, r.agent_key) for r in rows} == {
@@ -59,14 +65,14 @@ async def test_shared_and_personal_memories_are_written_and_the_cursor_moves(
             ('I prefer short answers.', 'user:maria', 'case:1', 'distilled', 'assistant'),
         }
         assert all(r.conversation_id == conv.id and len(r.source_message_ids) == 2 for r in rows)
-        first = cursor(syn, conv.id)
+        first = cursor(syn, ident(conv))
         assert first is not None and first.distilled_until is not None and first.memories_written == 2
         # Nothing new: nothing asked. New messages: only they are read.
-        assert (await distil(syn.runtime.store, syn.runtime.settings, conv.id)).skipped is not None
+        assert (await distil(syn.runtime.store, syn.runtime.settings, ident(conv))).skipped is not None
         await conv.send('Thanks, that is all.')
-        again = await distil(syn.runtime.store, syn.runtime.settings, conv.id)
+        again = await distil(syn.runtime.store, syn.runtime.settings, ident(conv))
         assert (again.read, again.shared, again.personal) == (2, 0, 0)
-        later = cursor(syn, conv.id)
+        later = cursor(syn, ident(conv))
         assert later is not None and later.distilled_until > first.distilled_until  # type: ignore[operator]
         with syn.runtime.store.read() as session:
             modules = set(session.scalars(select(LlmCall.module)))
@@ -81,12 +87,12 @@ async def test_a_person_who_does_not_share_keeps_only_their_own_memories(
         book.set_sharing(syn.runtime.store, 'user:maria', False)
         conv = await syn.conversation(chat_agent(), tenant=FIRM, actor=MARIA)
         await conv.send('I prefer short answers. We bill clients fortnightly.')
-        outcome = await distil(syn.runtime.store, syn.runtime.settings, conv.id)
+        outcome = await distil(syn.runtime.store, syn.runtime.settings, ident(conv))
         assert (outcome.shared, outcome.personal) == (0, 1)
         # Nobody at the other end: the personal half has no one to apply to.
         anonymous = await syn.conversation(chat_agent(), tenant=FIRM)
         await anonymous.send('I prefer long answers. Court sits on Mondays.')
-        outcome = await distil(syn.runtime.store, syn.runtime.settings, anonymous.id)
+        outcome = await distil(syn.runtime.store, syn.runtime.settings, ident(anonymous))
         assert (outcome.shared, outcome.personal) == (1, 0)
 
 
@@ -96,16 +102,16 @@ async def test_no_model_no_distilling_and_a_failure_still_moves_the_cursor(
     async with Synapse(database_url=database_url, agents=[]) as syn:
         conv = await syn.conversation(chat_agent(), tenant=FIRM, actor=MARIA)
         await conv.send('We bill clients fortnightly.')
-        unnamed = await distil(syn.runtime.store, syn.runtime.settings, conv.id)
+        unnamed = await distil(syn.runtime.store, syn.runtime.settings, ident(conv))
         assert unnamed.skipped is not None and 'memory_model' in unnamed.skipped
-        assert cursor(syn, conv.id) is None
-        assert queue_distillation(syn.runtime, conv.id, FIRM) is None
+        assert cursor(syn, ident(conv)) is None
+        assert queue_distillation(syn.runtime, ident(conv), FIRM) is None
         failing = syn.runtime.settings.model_copy(update={'memory_model': 'openai:gpt-5-mini'})
-        failed = await distil(syn.runtime.store, failing, conv.id)  # no key, and no requests allowed
+        failed = await distil(syn.runtime.store, failing, ident(conv))  # no key, and no requests allowed
         assert failed.error is not None
-        stamped = cursor(syn, conv.id)
+        stamped = cursor(syn, ident(conv))
         assert stamped is not None and stamped.distilled_until is not None and stamped.last_error
-        assert (await distil(syn.runtime.store, failing, conv.id)).skipped is not None  # not retried
+        assert (await distil(syn.runtime.store, failing, ident(conv))).skipped is not None  # not retried
 
 
 async def test_distilling_runs_on_the_task_queue_once_per_conversation(
@@ -121,13 +127,13 @@ async def test_distilling_runs_on_the_task_queue_once_per_conversation(
         await untenanted.send('Court sits on Mondays.')
         assert quiet_conversations(store, 0) == [(conv.id, FIRM)]  # no tenant: never swept
         assert quiet_conversations(store, 60) == []  # not quiet for an hour yet
-        task_id = queue_distillation(syn.runtime, conv.id, FIRM)
+        task_id = queue_distillation(syn.runtime, ident(conv), FIRM)
         assert task_id is not None
-        assert queue_distillation(syn.runtime, conv.id, FIRM) is None  # one already waits
+        assert queue_distillation(syn.runtime, ident(conv), FIRM) is None  # one already waits
         status = await run_task(syn.runtime, task_id, 'test-worker')
         assert status == 'succeeded'
         task, _ = queue.get_task(store, task_id)
-        assert task.agent_key == f'job:{KIND}' and task.output['shared'] == 1
+        assert task.agent_key == f'job:{KIND}' and task.output is not None and task.output['shared'] == 1
         assert quiet_conversations(store, 0) == []  # read to its end
         with store.read() as session:
             assert session.scalar(select(AgentTask.tenant_id).where(AgentTask.id == task_id)) == '7'

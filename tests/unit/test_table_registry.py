@@ -78,6 +78,7 @@ def test_a_registered_table_is_deleted_counted_and_reported(notes_store: Store) 
         'trace_tools': 0,
         'history_summaries': 0,
         'prompt_contexts': 0,
+        'memory_cursors': 0,
         'registry_test_notes': 2,
         'files': 0,
         'bytes': 0,

@@ -206,7 +206,12 @@ class Recall:
             return [(i, float(d)) for i, d in session.execute(query)]
         pairs = list(session.execute(joined.add_columns(MemoryVector.embedding)))
         distances = cosine_distances(vector, [v for _, v in pairs])
-        order = sorted(range(len(pairs)), key=lambda n: (distances[n], _desc(pairs[n][0])))
+        if len(pairs) > k:  # the k nearest first, so only they are sorted with their tie-break
+            cut = float(np.partition(np.asarray(distances), k - 1)[k - 1])
+            near = [n for n in range(len(pairs)) if distances[n] <= cut]
+        else:
+            near = list(range(len(pairs)))
+        order = sorted(near, key=lambda n: (distances[n], _desc(pairs[n][0])))
         return [(pairs[n][0], distances[n]) for n in order[:k]]
 
     def _newest(self, scope: Scope, k: int, skip: set[str], *, unembedded_only: bool = False) -> list[Found]:

@@ -118,7 +118,7 @@ async def list_rules(
     enabled: bool | None = None,
 ) -> RuleList:
     """The rules, by tenant and subject (tenant-wide first), shared before personal, in prompt order."""
-    filters = book.RuleFilters(tenant=tenant, subject=subject, applies_to=applies_to, enabled=enabled)
+    filters = book.RuleFilters(tenant=tenant or None, subject=subject, applies_to=applies_to, enabled=enabled)
     rows = await run_in_threadpool(book.listing, context.store, filters)
     return RuleList(rules=[RuleOut.of(row) for row in rows])
 

@@ -19,24 +19,19 @@ The setting `vector_store` may name the index; naming one that is not there is r
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from sqlalchemy import Float, LargeBinary, func, literal, text
+from sqlalchemy import Float, LargeBinary, String, cast, func, literal, text
 from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.types import TypeDecorator
+from sqlalchemy.types import TypeDecorator, UserDefinedType
 
 from ..errors import VectorStoreUnavailable
-
-VECTOR: Any
-try:  # the postgres extra
-    from pgvector.sqlalchemy import VECTOR
-except ImportError:  # pragma: no cover - SQLite-only installs
-    VECTOR = None
 
 IndexKind = Literal['sqlite-vec', 'pgvector', 'exact']
 _KIND_ATTRIBUTE = 'synapse_vector_index'
@@ -64,27 +59,42 @@ class VectorIndex:
         raise ValueError('the exact index ranks in Python: use cosine_distances')
 
 
+class _AsGiven(UserDefinedType[Any]):
+    """What the driver is given and gives back, untouched: on PostgreSQL the column is `bytea` or
+    pgvector's `vector`, and a vector is sent as bytes or as pgvector's text to match."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **_: Any) -> str:
+        return 'BYTEA'
+
+
+class _PgVector(UserDefinedType[Any]):
+    """pgvector's type, by name (for a CAST; Synapse needs no Python package for it)."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **_: Any) -> str:
+        return 'vector'
+
+
 class Embedding(TypeDecorator[Any]):
     """A stored vector: float32 bytes, or pgvector's `vector` where the store has pgvector. Read as
-    a numpy float32 array."""
+    a numpy float32 array, whichever it is (a read needs no `index_of`; a write does)."""
 
     impl = LargeBinary
     cache_ok = True
 
     def load_dialect_impl(self, dialect: Dialect) -> Any:
         if dialect.name == 'postgresql':
-            kind = getattr(dialect, _KIND_ATTRIBUTE, None)
-            if kind is None:
-                raise RuntimeError('a vector column was used before index_of(store) read the index')
-            if kind == 'pgvector':
-                return dialect.type_descriptor(VECTOR())
+            return dialect.type_descriptor(_AsGiven())
         return dialect.type_descriptor(LargeBinary())
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
         if value is None:
             return None
         if getattr(dialect, _KIND_ATTRIBUTE, None) == 'pgvector':
-            return np.asarray(value, dtype=np.float32)
+            return _pgvector_text(value)
         return as_bytes(value)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Any:
@@ -92,6 +102,8 @@ class Embedding(TypeDecorator[Any]):
             return None
         if isinstance(value, bytes | memoryview):
             return np.frombuffer(bytes(value), dtype='<f4')
+        if isinstance(value, str):  # pgvector's text form: [0.1,0.2,...]
+            return np.asarray(json.loads(value), dtype=np.float32)
         return np.asarray(value, dtype=np.float32)
 
 
@@ -143,16 +155,16 @@ def _detect(engine: Engine, table: str) -> IndexKind:
             {'table': table},
         ).scalar()
     if found is not None and str(found).startswith('vector'):
-        if VECTOR is None:
-            raise VectorStoreUnavailable(
-                'this database stores vectors with pgvector: pip install "synapse-agents[postgres]"'
-            )
         return 'pgvector'
     return 'exact'
 
 
+def _pgvector_text(vector: Sequence[float] | np.ndarray) -> str:
+    return '[' + ','.join(repr(float(x)) for x in np.asarray(vector, dtype=np.float32)) + ']'
+
+
 def _pgvector_literal(vector: Sequence[float] | np.ndarray) -> Any:
-    return literal(np.asarray(vector, dtype=np.float32), type_=VECTOR())
+    return cast(literal(_pgvector_text(vector), type_=String), _PgVector())
 
 
 def _described(kind: IndexKind, dialect: str) -> str:

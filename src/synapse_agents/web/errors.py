@@ -49,7 +49,6 @@ from ..errors import (
     DepsRejected,
     InvalidScope,
     MemoryNotFound,
-    MemoryRefused,
     NotAUserMessage,
     NotAwaiting,
     RuleInvalid,
@@ -156,7 +155,6 @@ _DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
     (RuleNotFound, 404, None),
     (MemoryNotFound, 404, None),
     (RuleInvalid, 422, None),  # MemoryInvalid too
-    (MemoryRefused, 422, None),
     (VectorStoreUnavailable, 503, 'vector_store_unavailable'),
 )
 
