@@ -1841,6 +1841,21 @@ export interface components {
              * @description JSON object: values for the agent's `deps_schema`, checked against it and kept for the conversation (omitted: the conversation's stored values).
              */
             deps?: string | null;
+            /**
+             * Tenant
+             * @description A `type:id` of the conversation's scope (`tenant`, `actor`, `subject`): chat as that tenant, person and subject, so `Rules()`, `Memory()` and spending limits see them. Only for a new conversation (a continued one keeps its own: another is a 409); empty or omitted: none.
+             */
+            tenant?: string | null;
+            /**
+             * Actor
+             * @description A `type:id` of the conversation's scope (`tenant`, `actor`, `subject`): chat as that tenant, person and subject, so `Rules()`, `Memory()` and spending limits see them. Only for a new conversation (a continued one keeps its own: another is a 409); empty or omitted: none.
+             */
+            actor?: string | null;
+            /**
+             * Subject
+             * @description A `type:id` of the conversation's scope (`tenant`, `actor`, `subject`): chat as that tenant, person and subject, so `Rules()`, `Memory()` and spending limits see them. Only for a new conversation (a continued one keeps its own: another is a 409); empty or omitted: none.
+             */
+            subject?: string | null;
         };
         /** CallContext */
         CallContext: {

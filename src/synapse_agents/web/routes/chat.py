@@ -13,6 +13,7 @@ from ...chat.request import InputLimits, TurnRequest, check_content, check_text
 from ...chat.service import current_snapshot, find_agent, target_for
 from ...conversations.deferred import Decisions, read_decisions
 from ...errors import AgentLookupError, DecisionsInvalid
+from ...scope import Scope, parse_label
 from ...targets.deps_values import parse_values
 from ...targets.model_choice import selectable_models
 from ...targets.target import TurnTarget
@@ -24,6 +25,15 @@ from .schemas import STREAM_EVENT, STREAM_RESPONSE_HEADERS, ModelList
 router = APIRouter(tags=['chat'])
 
 Context = Annotated[SynapseContext, Depends(get_context)]
+ScopeField = Annotated[
+    str | None,
+    Form(
+        json_schema_extra={'pattern': r'^([^:\x00]{1,255}:[^\x00]{1,255})?$'},
+        description="A `type:id` of the conversation's scope (`tenant`, `actor`, `subject`): chat as that "
+        'tenant, person and subject, so `Rules()`, `Memory()` and spending limits see them. Only for a new '
+        'conversation (a continued one keeps its own: another is a 409); empty or omitted: none.',
+    ),
+]
 
 
 async def _found(context: SynapseContext, slug: str) -> Any:
@@ -124,6 +134,9 @@ async def chat(
             "for the conversation (omitted: the conversation's stored values)."
         ),
     ] = None,
+    tenant: ScopeField = None,
+    actor: ScopeField = None,
+    subject: ScopeField = None,
 ) -> StreamingResponse:
     """Send a message; the answer streams back as the Vercel AI UI message stream."""
     files = [*(attachments or []), *(attachments_brackets or [])]
@@ -137,6 +150,7 @@ async def chat(
         file_names=[file.filename or '' for file in files],
         limits=limits,
     )
+    scope = _scope(tenant, actor, subject)  # or InvalidScope, a 422 naming the field
     answers = _read_decisions(decisions)
     deps_values = parse_values(deps)  # or DepsRejected, a 422
     check_content(message, len(files), decisions=answers is not None)
@@ -162,6 +176,7 @@ async def chat(
             sub_agents=await _discovered_agents(context),
             decisions=answers,
             deps_values=deps_values,
+            scope=scope,
         )
     )
     if setup_error is not None:
@@ -171,6 +186,12 @@ async def chat(
         media_type='text/event-stream',
         headers=STREAM_HEADERS,
     )
+
+
+def _scope(tenant: str | None, actor: str | None, subject: str | None) -> Scope:
+    """The scope the playground asks a new conversation to have (`type:id` labels; '' for none)."""
+    labels = {'tenant': tenant, 'actor': actor, 'subject': subject}
+    return Scope(**{axis: parse_label(axis, label) if label else None for axis, label in labels.items()})
 
 
 def _read_decisions(raw: str | None) -> Decisions | None:
