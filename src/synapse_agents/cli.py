@@ -118,7 +118,12 @@ def serve(
     host: Annotated[str | None, typer.Option(help='Interface to bind (setting: host).')] = None,
     port: Annotated[int | None, typer.Option(help='Port to listen on (setting: port).')] = None,
     demo: Annotated[
-        bool, typer.Option('--demo', help='Serve the offline demo agents (no API key needed).')
+        bool,
+        typer.Option(
+            '--demo',
+            help='Serve the offline demo agents (no API key needed); memories are distilled by the demo '
+            'distiller unless memory_model names another model.',
+        ),
     ] = False,
     open_browser: Annotated[bool, typer.Option('--open', help='Open the dashboard in a browser.')] = False,
     env_file: Annotated[Path | None, typer.Option(help='Extra dotenv file to load before agents.')] = None,
@@ -126,7 +131,12 @@ def serve(
     """Start the dashboard and API server."""
     from .web.server import run_server
 
-    loaded = _settings(host=host, port=port, env_file=env_file, agents=list(targets) if targets else None)
+    options: dict[str, Any] = {'host': host, 'port': port, 'env_file': env_file}
+    options['agents'] = list(targets) if targets else None
+    loaded = _settings(**options)
+    if demo and loaded.settings.memory_model is None:
+        # Offline, the demo distiller fills the Memory page; a named memory_model is kept.
+        loaded = _settings(**options, memory_model='demo')
     run_server(loaded, demo=demo, open_browser=open_browser, console=console)
 
 

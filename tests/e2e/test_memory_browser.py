@@ -41,7 +41,7 @@ def test_browse_search_forget_and_a_person(browser_page: Page, server: Any) -> N
 
     page.goto(f'{server.url}/memory')
     status = page.get_by_test_id('memory-status')
-    expect(status).to_contain_text('No memory is distilled until a distiller model is named')
+    expect(status).to_contain_text('demo')  # synapse serve --demo distils with the demo distiller
     expect(status).to_contain_text('all-MiniLM-L6-v2')
     nav = page.get_by_role('navigation', name='Workspace').get_by_role('link', name='Memory')
     expect(nav).to_have_attribute('aria-current', 'page')
