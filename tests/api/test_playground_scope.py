@@ -8,9 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from chat_helpers import decode
 from fixtures.projects import FixtureProject
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.store import Store
 
 AGENTS = """
 from pydantic_ai import Agent
@@ -77,3 +80,36 @@ def test_the_playground_chats_as_a_tenant_and_a_person(
     assert status == 200 and text == 'Be brief.'
     status, refused, _ = answer(client, message='x', tenant='acme')
     assert status == 422 and "expected 'type:id'" in refused
+
+
+PLAIN = """
+from pydantic_ai import Agent
+from pydantic_ai.models.function import FunctionModel
+
+
+async def _stream(messages, info):
+    yield 'ok'
+
+plain = Agent(FunctionModel(stream_function=_stream, model_name='gpt-4o'), name='plain')
+"""
+LONGEST = 'a' * 255 + ':' + 'b' * 255  # a type and an id of 255 characters each: the longest label
+
+
+def test_the_longest_labels_are_stored_with_the_turn_its_ledger_row_and_its_memories(
+    client_for: Callable[..., TestClient], isolated_env: Path, store: Store
+) -> None:
+    """PostgreSQL refused the ledger row of a turn whose tenant label passed 255 characters."""
+    project = FixtureProject(isolated_env).write({'agents/plain.py': PLAIN})
+    client = client_for([], project.root)
+    response = client.post(
+        '/api/agents/agents.plain.plain/chat', data={'message': 'hi', 'tenant': LONGEST, 'actor': LONGEST}
+    )
+    chunks = decode(response.text)
+    assert [c for c in chunks if c.get('type') == 'error'] == []
+    assert ''.join(c.get('delta', '') for c in chunks if c.get('type') == 'text-delta') == 'ok'
+    with store.read() as session:
+        assert list(session.execute(select(LlmCall.tenant, LlmCall.user))) == [(LONGEST, LONGEST)]
+    added = client.post('/api/memories', json={'tenant': LONGEST, 'content': 'The longest tenant.'})
+    assert added.status_code == 201, added.text
+    found = client.get('/api/memories/search', params={'tenant': LONGEST, 'actor': LONGEST, 'q': 'tenant'})
+    assert [r['memory']['content'] for r in found.json()['results']] == ['The longest tenant.']

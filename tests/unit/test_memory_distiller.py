@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
@@ -16,6 +17,7 @@ from sqlalchemy import select
 
 from synapse_agents import Synapse
 from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.capabilities import Compression
 from synapse_agents.memory import book
 from synapse_agents.memory.distiller import distil
 from synapse_agents.memory.jobs import KIND, queue_distillation, quiet_conversations
@@ -137,3 +139,34 @@ async def test_distilling_runs_on_the_task_queue_once_per_conversation(
         assert quiet_conversations(store, 0) == []  # read to its end
         with store.read() as session:
             assert session.scalar(select(AgentTask.tenant_id).where(AgentTask.id == task_id)) == '7'
+
+
+async def test_a_compressed_conversation_is_queued_for_distilling(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv('SYNAPSE_MEMORY_MODEL', 'demo')
+
+    def summarise(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart('They talked about billing.')])
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
+        yield 'Noted, and here are many words to fill the budget quickly. ' * 4
+
+    compression = Compression(budget_tokens=120, keep_last=1, model=FunctionModel(summarise))
+    agent = Agent(FunctionModel(stream_function=stream), name='long', capabilities=[compression])
+    async with Synapse(database_url=database_url, agents=[]) as syn:
+        conv = await syn.conversation(agent, tenant=FIRM, actor=MARIA)
+        for n in range(4):
+            await conv.send(f'Message {n}: we bill clients fortnightly, and more words follow here.')
+        with anyio.fail_after(10):
+            while True:
+                with syn.runtime.store.read() as session:
+                    queued = session.scalars(
+                        select(AgentTask).where(AgentTask.agent_key == f'job:{KIND}')
+                    ).all()
+                if queued:
+                    break
+                await anyio.sleep(0.05)
+    assert [(t.context, t.status, t.tenant_id) for t in queued] == [
+        ({'conversation_id': ident(conv)}, 'queued', '7')
+    ]

@@ -31,7 +31,7 @@ class SpendingLimit(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     scope: Mapped[str] = mapped_column(String(16))
     """`tenant`, `user`, `agent` or `preset`."""
-    scope_id: Mapped[str] = mapped_column(String(255))
+    scope_id: Mapped[str] = mapped_column(String(511))
     """`type:id` for a tenant or user, the agent's slug, the preset's key."""
     period: Mapped[str] = mapped_column(String(16))
     """`calendar_day`, `calendar_month` (in `timezone`), `sliding_day` or `sliding_month`."""
@@ -52,8 +52,8 @@ class SpendingReservation(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     run_id: Mapped[str | None] = mapped_column(String(36))
-    tenant: Mapped[str | None] = mapped_column(String(255))
-    user: Mapped[str | None] = mapped_column(String(255))
+    tenant: Mapped[str | None] = mapped_column(String(511))
+    user: Mapped[str | None] = mapped_column(String(511))
     agent_key: Mapped[str | None] = mapped_column(String(255))
     preset: Mapped[str | None] = mapped_column(String(100))
     amount: Mapped[Decimal] = mapped_column()
@@ -73,10 +73,10 @@ class SpendingOverrun(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     limit_id: Mapped[str | None] = mapped_column(String(36))
-    user: Mapped[str | None] = mapped_column(String(255))
-    tenant: Mapped[str | None] = mapped_column(String(255))
+    user: Mapped[str | None] = mapped_column(String(511))
+    tenant: Mapped[str | None] = mapped_column(String(511))
     scope: Mapped[str] = mapped_column(String(16))
-    scope_id: Mapped[str] = mapped_column(String(255))
+    scope_id: Mapped[str] = mapped_column(String(511))
     period: Mapped[str] = mapped_column(String(16))
     limit_amount: Mapped[Decimal] = mapped_column()
     consumed: Mapped[Decimal] = mapped_column()
@@ -115,9 +115,9 @@ class LlmCall(Base):
     currency: Mapped[str | None] = mapped_column(String(8))
     price_source: Mapped[str | None] = mapped_column(String(64))
     duration_ms: Mapped[int | None] = mapped_column(Integer)
-    user: Mapped[str | None] = mapped_column(String(255))
+    user: Mapped[str | None] = mapped_column(String(511))
     """Who the call was made for: the scope's actor as `type:id`."""
-    tenant: Mapped[str | None] = mapped_column(String(255))
+    tenant: Mapped[str | None] = mapped_column(String(511))
     """Who pays: the scope's tenant as `type:id`."""
     preset: Mapped[str | None] = mapped_column(String(100))
     """The registry preset the call ran with."""

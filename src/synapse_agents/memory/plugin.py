@@ -3,6 +3,8 @@ distillation job and its sweep, and a distillation queued when a conversation is
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -16,6 +18,8 @@ from .cli import memory_app
 if TYPE_CHECKING:
     from fastapi import APIRouter
     from sqlalchemy import Table
+
+logger = logging.getLogger('synapse.memory')
 
 
 @hookimpl
@@ -65,9 +69,27 @@ def register_jobs(runtime: Root) -> Sequence[Job]:
 
 @hookimpl
 def conversation_compressed(runtime: Root, compressed: Compressed) -> None:
-    """A compressed conversation has said a lot: queue its distillation (never run it here; the
-    queueing is one short write, on the turn's loop)."""
+    """A compressed conversation has said a lot: queue its distillation (never run it here). The
+    hook is called on the turn's event loop, and queueing writes a row and may publish to a broker:
+    it runs in the loop's worker threads, and the turn does not wait for it."""
     from .jobs import queue_distillation
 
     tenant = Scope.from_json(compressed.scope).tenant
-    queue_distillation(runtime, compressed.conversation_id, tenant)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # called outside a loop: queue it here
+        queue_distillation(runtime, compressed.conversation_id, tenant)
+        return
+    queued = loop.run_in_executor(None, queue_distillation, runtime, compressed.conversation_id, tenant)
+    _pending.add(queued)
+    queued.add_done_callback(_settled)
+
+
+_pending: set[asyncio.Future[str | None]] = set()
+"""Queueings under way (held so that none is collected before it ends)."""
+
+
+def _settled(queued: asyncio.Future[str | None]) -> None:
+    _pending.discard(queued)
+    if not queued.cancelled() and queued.exception() is not None:
+        logger.warning('a distillation could not be queued', exc_info=queued.exception())

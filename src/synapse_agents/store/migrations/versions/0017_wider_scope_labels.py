@@ -1,0 +1,43 @@
+"""Scope labels in the ledger and the spending tables hold a whole `type:id` (up to 511 characters).
+
+A scope's type and id are up to 255 characters each, so their `type:id` label is up to 511; the
+ledger's and the spending tables' `tenant`, `user` and `scope_id` held 255, and PostgreSQL refused
+the rows of a turn whose tenant or actor was longer (SQLite does not enforce the length).
+
+Revision ID: 0017
+Revises: 0016
+Create Date: 2026-12-04
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = '0017'
+down_revision = '0016'
+branch_labels = None
+depends_on = None
+
+COLUMNS = {
+    'spending_limits': ('scope_id',),
+    'spending_reservations': ('tenant', 'user'),
+    'spending_overruns': ('tenant', 'user', 'scope_id'),
+    'llm_calls': ('tenant', 'user'),
+}
+
+
+def upgrade() -> None:
+    if op.get_bind().dialect.name != 'postgresql':
+        return  # SQLite does not enforce a VARCHAR's length
+    for table, columns in COLUMNS.items():
+        for column in columns:
+            op.alter_column(table, column, type_=sa.String(511), existing_type=sa.String(255))
+
+
+def downgrade() -> None:
+    if op.get_bind().dialect.name != 'postgresql':
+        return
+    for table, columns in COLUMNS.items():
+        for column in columns:
+            op.alter_column(table, column, type_=sa.String(255), existing_type=sa.String(511))
