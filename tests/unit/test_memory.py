@@ -292,3 +292,16 @@ def _echo_instructions(messages: list[ModelMessage], info: AgentInfo) -> ModelRe
 def _ledger(store: Store) -> list[LlmCall]:
     with store.read() as session:
         return list(session.scalars(select(LlmCall)))
+
+
+async def test_an_embedder_that_cannot_be_made_leaves_search_to_recency(database_url: str) -> None:
+    store = opened(database_url)
+    recall = Recall.of(store, Settings(embedder='nowhere:no-such-model'))
+    assert recall.embedder is None and recall.embedder_problem is not None
+    assert "embedder 'nowhere:no-such-model' cannot be used" in recall.embedder_problem
+    await recall.remember([memory('Kept all the same.')])
+    answer = await recall.search(Scope(tenant=FIRM), 'kept', 3)
+    assert answer.ranked_by == 'recency' and [f.memory.content for f in answer.results] == [
+        'Kept all the same.'
+    ]
+    store.close()

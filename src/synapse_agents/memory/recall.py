@@ -28,7 +28,7 @@ from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from ..accounting import embedding_calls
-from ..embeddings.choose import embedder_for, embedder_name
+from ..embeddings.choose import EmbedderUnavailable, embedder_for, embedder_name
 from ..errors import MemoryInvalid, MemoryNotFound
 from ..scope import Scope
 from ..settings import Settings
@@ -71,13 +71,20 @@ class Recall:
     settings: Settings
     embedder: Embedder | None
     index: VectorIndex
+    embedder_problem: str | None = None
+    """Why the `embedder` setting's embedder could not be made (then there is none: recency)."""
 
     @classmethod
     def of(cls, store: Store, settings: Settings) -> Recall:
-        """The recall of a store under `settings` (its embedder and vector index)."""
-        return cls(
-            store, settings, embedder_for(settings.embedder), index_of(store.engine, settings.vector_store)
-        )
+        """The recall of a store under `settings` (its embedder and vector index). An embedder that
+        cannot be made (not installed, an unknown provider, no key) leaves search to recency and says
+        why in `embedder_problem`: memories are still written and found."""
+        index = index_of(store.engine, settings.vector_store)
+        try:
+            return cls(store, settings, embedder_for(settings.embedder), index)
+        except EmbedderUnavailable as exc:
+            logger.warning('%s; memories are searched by recency', exc)
+            return cls(store, settings, None, index, str(exc))
 
     @property
     def embedder_name(self) -> str | None:

@@ -140,6 +140,9 @@ class SharingIn(BaseModel):
 class MemoryStatus(BaseModel):
     distiller_model: str | None = Field(description='The `memory_model` setting; null: nothing is distilled.')
     embedder: str | None = Field(description='What embeds memories; null: search ranks by recency.')
+    embedder_problem: str | None = Field(
+        None, description='Why the `embedder` setting names an embedder that cannot be used here; null: none.'
+    )
     vector_store: Literal['sqlite-vec', 'pgvector', 'exact']
     share_memories_default: bool
     memories: int
@@ -164,6 +167,7 @@ async def memory_status(context: Context) -> MemoryStatus:
     return MemoryStatus(
         distiller_model=context.settings.memory_model,
         embedder=recall.embedder_name,
+        embedder_problem=recall.embedder_problem,
         vector_store=recall.index.kind,
         share_memories_default=context.settings.share_memories,
         memories=await run_in_threadpool(book.count, context.store),

@@ -38,6 +38,15 @@ describe('status banner', () => {
     expect(screen.getByTestId('memory-status-embedder')).toHaveTextContent('Embedder openai:text-embedding-3-small')
     expect(screen.getByTestId('memory-status-store')).toHaveTextContent('Vector store pgvector')
     expect(screen.queryByText(/No memory is distilled/)).not.toBeInTheDocument()
+    expect(screen.queryByTestId('memory-status-embedder-problem')).not.toBeInTheDocument()
+  })
+
+  it('says why the embedder setting cannot be used', async () => {
+    server = startServer(FEW(), { embedder: null, embedder_problem: "embedder 'local' cannot be used: not installed" })
+    renderPage()
+    const problem = await screen.findByTestId('memory-status-embedder-problem')
+    expect(problem).toHaveTextContent("The embedder setting cannot be used: embedder 'local' cannot be used: not installed")
+    expect(screen.getByTestId('memory-status-embedder')).toHaveTextContent('No embedder: search ranks by recency')
   })
 })
 

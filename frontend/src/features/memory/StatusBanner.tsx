@@ -41,6 +41,11 @@ export function StatusBanner() {
         <span>{shares ? 'People share memories unless they opt out' : 'People do not share memories unless they opt in'}</span>
         <span data-testid="memory-status-count">{plural(memories, 'memory', 'memories')} kept</span>
       </p>
+      {status.data.embedder_problem ? (
+        <p role="alert" className="text-destructive" data-testid="memory-status-embedder-problem">
+          The embedder setting cannot be used: {status.data.embedder_problem}
+        </p>
+      ) : null}
     </section>
   )
 }

@@ -2895,6 +2895,11 @@ export interface components {
              */
             embedder: string | null;
             /**
+             * Embedder Problem
+             * @description Why the `embedder` setting names an embedder that cannot be used here; null: none.
+             */
+            embedder_problem?: string | null;
+            /**
              * Vector Store
              * @enum {string}
              */
