@@ -19,6 +19,7 @@ export function Composer({
   onSend,
   onStop,
   modelSelect,
+  chatAs,
   inputRef,
 }: {
   busy: boolean
@@ -29,6 +30,7 @@ export function Composer({
   onSend: (message: string) => void
   onStop: () => void
   modelSelect: ReactNode
+  chatAs?: ReactNode
   inputRef: React.RefObject<HTMLTextAreaElement>
 }) {
   const [text, setText] = useState('')
@@ -98,6 +100,7 @@ export function Composer({
             </Button>
           </Tooltip>
           {modelSelect}
+          {chatAs}
           <div className="ml-auto">
             {busy ? (
               <Button size="sm" variant="secondary" onClick={onStop} aria-label="Stop (Esc)">

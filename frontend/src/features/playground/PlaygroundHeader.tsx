@@ -7,8 +7,9 @@ import { Button } from '@/components/ui/button'
 import { Skeleton } from '@/components/ui/skeleton'
 import { Tooltip } from '@/components/ui/tooltip'
 import { AgentBadges } from '@/features/agents/AgentBadges'
-import { OriginBadge, ScopeChips } from '@/features/conversations/ScopeChips'
+import { OriginBadge } from '@/features/conversations/ScopeChips'
 import { formatMoney } from '@/features/spend/money'
+import { ConversationScope } from './ConversationScope'
 
 function Totals({ totals }: { totals: ConversationTotals }) {
   return (
@@ -77,7 +78,7 @@ export function PlaygroundHeader({
             {title ?? 'New conversation'}
           </p>
           {conversation && <OriginBadge origin={conversation.origin} className="shrink-0" />}
-          {conversation && <ScopeChips scoped={conversation} />}
+          {conversation && <ConversationScope scoped={conversation} />}
         </div>
       </div>
       {totals && hasConversation && <Totals totals={totals} />}

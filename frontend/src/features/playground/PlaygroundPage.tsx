@@ -13,6 +13,8 @@ import { ConfirmDialog } from '@/features/conversations/ConfirmDialog'
 import { agentPath, conversationPath } from '@/features/conversations/paths'
 import { InfoPanel, parseInfoTab, type InfoTab } from '@/features/info/InfoPanel'
 import { awaitingHint } from './ApprovalCard'
+import { ChatAs } from './ChatAs'
+import { filledLabels, useChatAs } from './chatAsLabels'
 import { Composer } from './Composer'
 import { useDepsForm } from './DepsForm'
 import { ForkBar } from './ForkBar'
@@ -51,6 +53,7 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
   const agent = useAgent(slug)
   const models = useModels(slug)
   const [model, setModel] = useState<string | null>(null)
+  const [chatAs, setChatAs] = useChatAs(slug)
   const [files, setFiles] = useState<File[]>([])
   const [clearing, setClearing] = useState(false)
   const thread = useRef<ThreadHandle>(null)
@@ -113,7 +116,7 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
 
   /** Send on `model` (the chosen one; sent only when it is not the default). */
   const sendOn = ({ message, files: attached, model: chosen }: SendInput) => {
-    void session.send({ message, files: attached, model: chosen !== defaultModel ? chosen : null, deps: deps.values })
+    void session.send({ message, files: attached, model: chosen !== defaultModel ? chosen : null, deps: deps.values, chatAs: filledLabels(chatAs) })
     requestAnimationFrame(() => thread.current?.scrollToBottom())
   }
 
@@ -251,6 +254,14 @@ function Playground({ slug, conversationId: routeId }: { slug: string; conversat
                 value={selectedModel}
                 defaultId={defaultModel}
                 onChange={setModel}
+                disabled={session.busy || unavailable}
+              />
+            }
+            chatAs={
+              <ChatAs
+                labels={chatAs}
+                onChange={setChatAs}
+                conversation={session.conversationId === null ? null : detail.data?.conversation}
                 disabled={session.busy || unavailable}
               />
             }

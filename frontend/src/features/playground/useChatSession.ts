@@ -9,6 +9,7 @@ import type { UIChunk } from '@/lib/stream/chunks'
 import { applyChunk, emptyTurn, interruptTurn, type Turn } from '@/lib/stream/turn'
 import type { AttachmentView } from '@/lib/thread'
 import { invalidate, refresh } from '@/lib/resource'
+import type { ChatAsLabels } from './chatAsLabels'
 import { storedTurnSettled } from './settle'
 
 export interface LiveExchange {
@@ -25,6 +26,8 @@ export interface SendInput {
   model: string | null
   /** Values for the agent's deps_schema (the deps form's). */
   deps?: Record<string, unknown> | null
+  /** Who a new conversation chats as: sent with its first message only. */
+  chatAs?: Partial<ChatAsLabels> | null
 }
 
 let counter = 0
@@ -115,7 +118,7 @@ export function useChatSession({
   }, [])
 
   const run = useCallback(
-    async ({ message, files, model, deps }: SendInput, answers?: Answer[]) => {
+    async ({ message, files, model, deps, chatAs }: SendInput, answers?: Answer[]) => {
       if (controller.current) return
       const abort = new AbortController()
       controller.current = abort
@@ -133,7 +136,8 @@ export function useChatSession({
       let userMessageId: string | undefined
       try {
         const decisions = answers ? decisionsOf(answers) : null
-        for await (const chunk of streamChat({ slug, message, files, conversationId: id, model, signal: abort.signal, decisions, deps })) {
+        const scope = id ? null : chatAs
+        for await (const chunk of streamChat({ slug, message, files, conversationId: id, model, signal: abort.signal, decisions, deps, chatAs: scope })) {
           const now = performance.now()
           streamed = true
           update((turn) => applyChunk(turn, chunk, now))

@@ -17,6 +17,8 @@ export interface ChatRequest {
   decisions?: Decisions | null
   /** Values for the agent's deps_schema (none: the conversation's stored values). */
   deps?: Record<string, unknown> | null
+  /** The scope a new conversation is created with (`type:id` labels); a continued one keeps its own. */
+  chatAs?: { tenant?: string; actor?: string; subject?: string } | null
 }
 
 /** The `ai` SDK version the stream targets: 6 adds the tool approval chunks. */
@@ -31,6 +33,7 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<UIChunk>
   if (request.model) form.set('model', request.model)
   if (request.decisions) form.set('decisions', JSON.stringify(request.decisions))
   if (request.deps) form.set('deps', JSON.stringify(request.deps))
+  for (const [axis, label] of Object.entries(request.chatAs ?? {})) if (label) form.set(axis, label)
   form.set('sdk_version', SDK_VERSION)
   const response = await fetch(apiUrl(`/api/agents/${encodeURIComponent(request.slug)}/chat`), {
     method: 'POST',
