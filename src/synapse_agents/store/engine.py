@@ -116,6 +116,12 @@ def _sqlite_begin(connection: Any) -> None:
     connection.connection.driver_connection.execute('BEGIN IMMEDIATE' if immediate else 'BEGIN')
 
 
+def _driver_name(error: BaseException) -> str:
+    """The module an error says it came from: sqlean-py's are the standard library's `sqlite3` ones."""
+    module = type(error).__module__
+    return 'sqlite3' if module.split('.')[0] == 'sqlean' else module
+
+
 def without_statement(context: ExceptionContext) -> None:
     """Cut the error SQLAlchemy is about to raise to the driver's first line (the `handle_error`
     event): no statement, no parameters, no further lines of the driver's text.
@@ -132,7 +138,7 @@ def without_statement(context: ExceptionContext) -> None:
         error.params = None
         error.code = None  # SQLAlchemy's "(Background on this error at: ...)" line
         error.detail = []
-        error.args = (f'({type(original).__module__}.{type(original).__name__}) {said}',)
+        error.args = (f'({_driver_name(original)}.{type(original).__name__}) {said}',)
 
 
 def shorten(error: BaseException) -> str:

@@ -2,7 +2,7 @@
 
 A scope's type and id are up to 255 characters each, so their `type:id` label is up to 511; the
 ledger's and the spending tables' `tenant`, `user` and `scope_id` held 255, and PostgreSQL refused
-the rows of a turn whose tenant or actor was longer (SQLite does not enforce the length).
+the rows of a turn whose tenant or actor was longer.
 
 Revision ID: 0017
 Revises: 0016
@@ -28,16 +28,17 @@ COLUMNS = {
 
 
 def upgrade() -> None:
-    if op.get_bind().dialect.name != 'postgresql':
-        return  # SQLite does not enforce a VARCHAR's length
-    for table, columns in COLUMNS.items():
-        for column in columns:
-            op.alter_column(table, column, type_=sa.String(511), existing_type=sa.String(255))
+    _resize(255, 511)
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name != 'postgresql':
-        return
+    _resize(511, 255)
+
+
+def _resize(before: int, after: int) -> None:
+    # Batch mode: PostgreSQL alters the columns; SQLite (which does not enforce the length, but keeps
+    # the declared type) copies each table once.
     for table, columns in COLUMNS.items():
-        for column in columns:
-            op.alter_column(table, column, type_=sa.String(255), existing_type=sa.String(511))
+        with op.batch_alter_table(table) as batch:
+            for column in columns:
+                batch.alter_column(column, type_=sa.String(after), existing_type=sa.String(before))
