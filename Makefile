@@ -84,7 +84,7 @@ lint: install ## Check formatting, lint and types (ruff, mypy)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
-bench: install browser ## Run every benchmark (about 5 minutes with seeding; PostgreSQL too), print the table, write docs/benchmarks.md
+bench: install browser ## Run every benchmark (about 11 minutes with seeding; PostgreSQL too), print the table, write docs/benchmarks.md
 	$(BIN)/python bench/run_all.py
 
 format: install ## Format the code and fix what ruff can fix
