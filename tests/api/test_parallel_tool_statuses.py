@@ -36,7 +36,9 @@ parallel = Agent(FunctionModel(stream_function=stream, model_name='parallel'), n
 
 
 @parallel.tool_plain
-def fine() -> str:
+async def fine() -> str:
+    # Async and awaiting nothing: it ends in its task's first step, before the failing call (run in a
+    # worker thread) can cancel the others. A sync `fine` raced that thread and was sometimes cut.
     return 'ok'
 
 
