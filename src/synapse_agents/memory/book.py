@@ -18,8 +18,9 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, or_, select
 
-from ..errors import InvalidScope, MemoryInvalid, MemoryNotFound
-from ..scope import Scope, parse_label
+from ..errors import MemoryInvalid, MemoryNotFound
+from ..rules import book as rules_book
+from ..scope import Scope
 from ..store import Store
 from ..store.ids import is_valid_id, shown_id
 from ..store.schema import utcnow
@@ -59,30 +60,13 @@ class ScopedMemories:
 
 def check_label(name: str, value: Any, *, required: bool = False) -> str | None:
     """`value` as a stored `type:id` label, or `MemoryInvalid` naming the field."""
-    if value is None or value == '':
-        if required:
-            raise MemoryInvalid(name, "required: whose memory it is, as 'type:id' (for example 'org:acme').")
-        return None
-    if not isinstance(value, str):
-        raise MemoryInvalid(name, f"expected 'type:id' text, got {type(value).__name__}.")
-    try:
-        kind, ident = parse_label(name, value)
-    except InvalidScope as exc:
-        raise MemoryInvalid(name, str(exc).split(': ', 1)[-1]) from None
-    return f'{kind}:{ident}'
+    return rules_book.check_label(name, value, required=required, whose='memory', error=MemoryInvalid)
 
 
 def check_content(value: Any) -> str:
-    if not isinstance(value, str):
-        raise MemoryInvalid('content', f'expected text, got {type(value).__name__}.')
-    text = value.strip()
-    if not text:
-        raise MemoryInvalid('content', 'a memory needs some text.')
-    if len(text) > MAX_CONTENT:
-        raise MemoryInvalid('content', f'{len(text)} characters is more than {MAX_CONTENT}.')
-    if '\x00' in text:
-        raise MemoryInvalid('content', 'NUL characters are not accepted.')
-    return text
+    return rules_book.check_text(
+        value, field='content', what='a memory', limit=MAX_CONTENT, error=MemoryInvalid
+    )
 
 
 def checked(memory: MemoryInput) -> MemoryInput:

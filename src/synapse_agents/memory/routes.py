@@ -201,7 +201,7 @@ async def add_memory(body: MemoryIn, context: Context) -> MemoryOut:
     )
     if not written:
         raise ApiError(409, 'A memory saying this is already stored on these axes.', code='memory_exists')
-    return (await _out(context, written))[0]
+    return (await _out(context, written, recall))[0]
 
 
 @router.get('/api/memories/search', response_model=SearchAnswer)
@@ -217,7 +217,7 @@ async def search_memories(
     scope = _scope(tenant, subject, actor)
     recall = await run_in_threadpool(Recall.of, context.store, context.settings)
     answer = await recall.search(scope, q, k)
-    outs = await _out(context, [f.memory for f in answer.results])
+    outs = await _out(context, [f.memory for f in answer.results], recall)
     return SearchAnswer(
         ranked_by=answer.ranked_by,
         embedder=answer.embedder,
@@ -286,7 +286,7 @@ async def change_memory(memory_id: MemoryId, body: MemoryPatch, context: Context
     changes: dict[str, Any] = body.model_dump(exclude_unset=True)
     recall = await run_in_threadpool(Recall.of, context.store, context.settings)
     row = await recall.change(memory_id, changes)
-    return (await _out(context, [row]))[0]
+    return (await _out(context, [row], recall))[0]
 
 
 @router.delete('/api/memories/{memory_id}', response_model=MemoryDeleted, responses=error_responses(404))
@@ -296,8 +296,11 @@ async def forget_memory(memory_id: MemoryId, context: Context) -> MemoryDeleted:
     return MemoryDeleted(deleted=memory_id)
 
 
-async def _out(context: SynapseContext, rows: list[Memory]) -> list[MemoryOut]:
-    recall = await run_in_threadpool(Recall.of, context.store, context.settings)
+async def _out(context: SynapseContext, rows: list[Memory], recall: Recall | None = None) -> list[MemoryOut]:
+    """`rows` as answered, each saying whether it has a vector of the embedder (`recall`'s, when the
+    route made one already)."""
+    if recall is None:
+        recall = await run_in_threadpool(Recall.of, context.store, context.settings)
     embedded = await run_in_threadpool(
         book.embedded, context.store, [r.id for r in rows], recall.embedder_name
     )

@@ -66,31 +66,46 @@ class ScopedRules:
         return bool(self.shared or self.personal)
 
 
-def check_label(name: str, value: Any, *, required: bool = False) -> str | None:
-    """`value` as a stored `type:id` label, or `RuleInvalid` naming the field."""
+def check_label(
+    name: str,
+    value: Any,
+    *,
+    required: bool = False,
+    whose: str = 'rule',
+    error: type[RuleInvalid] = RuleInvalid,
+) -> str | None:
+    """`value` as a stored `type:id` label, or `error` naming the field (memories share it)."""
     if value is None or value == '':
         if required:
-            raise RuleInvalid(name, "required: whose rule it is, as 'type:id' (for example 'org:acme').")
+            raise error(name, f"required: whose {whose} it is, as 'type:id' (for example 'org:acme').")
         return None
     if not isinstance(value, str):
-        raise RuleInvalid(name, f"expected 'type:id' text, got {type(value).__name__}.")
+        raise error(name, f"expected 'type:id' text, got {type(value).__name__}.")
     try:
         kind, ident = parse_label(name, value)
     except InvalidScope as exc:
-        raise RuleInvalid(name, str(exc).split(': ', 1)[-1]) from None
+        raise error(name, str(exc).split(': ', 1)[-1]) from None
     return f'{kind}:{ident}'
 
 
-def check_text(value: Any) -> str:
+def check_text(
+    value: Any,
+    *,
+    field: str = 'text',
+    what: str = 'a rule',
+    limit: int = MAX_TEXT,
+    error: type[RuleInvalid] = RuleInvalid,
+) -> str:
+    """`value` stripped, or `error` naming `field`: not empty, at most `limit` characters, no NUL."""
     if not isinstance(value, str):
-        raise RuleInvalid('text', f'expected text, got {type(value).__name__}.')
+        raise error(field, f'expected text, got {type(value).__name__}.')
     text = value.strip()
     if not text:
-        raise RuleInvalid('text', 'a rule needs some text.')
-    if len(text) > MAX_TEXT:
-        raise RuleInvalid('text', f'{len(text)} characters is more than {MAX_TEXT}.')
+        raise error(field, f'{what} needs some text.')
+    if len(text) > limit:
+        raise error(field, f'{len(text)} characters is more than {limit}.')
     if '\x00' in text:
-        raise RuleInvalid('text', 'NUL characters are not accepted.')
+        raise error(field, 'NUL characters are not accepted.')
     return text
 
 
