@@ -190,6 +190,8 @@ def test_provider_preset_tone_agent_then_chat(page: Page, server: Any) -> None:
     # The demo model quotes the instructions it got: the agent's, then its tone's.
     expect(last_answer(page)).to_contain_text('You help with the ship. Answer like a friendly pirate.')
     expect(page).to_have_url(re.compile(r'/agents/config:deckhand/c/[0-9a-f-]{36}$'))
+    # Regenerate appears once the stored question is known: the answer has settled.
+    expect(last_answer(page).get_by_role('button', name='Regenerate')).to_be_visible()
     answer = last_answer(page).inner_text()
     conversation_id = page.url.rsplit('/', 1)[1]
     shoot(page, 'registry-agent-playground')
@@ -198,6 +200,7 @@ def test_provider_preset_tone_agent_then_chat(page: Page, server: Any) -> None:
     page.reload()
     expect(page.get_by_test_id('user-message')).to_contain_text(HELLO)
     expect(last_answer(page)).to_have_attribute('aria-busy', 'false')
+    expect(last_answer(page).get_by_role('button', name='Regenerate')).to_be_visible()
     assert last_answer(page).inner_text() == answer
     stored = httpx.get(f'{server.url}/api/conversations/{conversation_id}').json()
     assistant = [m for m in stored['messages'] if m['role'] == 'assistant']
