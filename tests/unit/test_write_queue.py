@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Connection, text
 
 from synapse_agents.store import Store
-from synapse_agents.store.write_queue import WriteQueue
+from synapse_agents.store.write_queue import WriteFailed, WriteQueue, WriterStopped
 
 pytestmark = pytest.mark.anyio
 
@@ -57,3 +57,44 @@ async def test_the_trace_lane_commits_within_the_linger_and_at_close(store: Stor
     closing.close()
     assert last.result(timeout=0) == 'last trace'
     assert [entry.split('@')[0] for entry in seen] == ['trace', 'last trace']
+
+
+class Interrupted(BaseException):
+    """Not an `Exception`: what a cancelled or exiting piece of code raises."""
+
+
+def interrupted(_connection: Connection) -> None:
+    raise Interrupted('stop here')
+
+
+async def test_a_write_raising_a_base_exception_fails_alone_and_the_writer_goes_on(store: Store) -> None:
+    writes = WriteQueue(store, linger=30)
+    seen: list[str] = []
+    try:
+        before = writes.submit(noting(seen, 'before'))
+        with pytest.raises(WriteFailed, match='Interrupted: stop here'):
+            await asyncio.wait_for(writes.run(interrupted), timeout=5)
+        assert before.result(timeout=0) == 'before'  # retried alone, committed
+        assert await asyncio.wait_for(writes.run(noting(seen, 'after')), timeout=5) == 'after'
+        assert [entry.split('@')[0] for entry in seen] == ['before', 'before', 'after']
+    finally:
+        writes.close()
+
+
+class BrokenQueue(WriteQueue):
+    """A queue whose own commit has a fault (fault injection: what no write can cause)."""
+
+    def _commit(self, batch: object, *, heals: bool = True) -> None:
+        raise RuntimeError('a fault in the queue itself')
+
+
+async def test_a_writer_that_dies_fails_what_is_queued_and_refuses_what_comes(store: Store) -> None:
+    writes = BrokenQueue(store, linger=30)
+    try:
+        with pytest.raises(WriterStopped, match='a fault in the queue itself'):
+            await asyncio.wait_for(writes.run(noting([], 'never')), timeout=5)
+        with pytest.raises(WriterStopped):
+            writes.submit(noting([], 'refused'))
+        assert writes.last_failure is not None and 'store writer stopped' in writes.last_failure
+    finally:
+        writes.close()

@@ -23,7 +23,10 @@ does not matter; each lane keeps its own order.
 A batch that fails is retried one write per transaction, so one bad write cannot lose the others.
 A write that fails is logged, raised to whoever waits for it, and kept as `last_failure` (what
 `GET /api/health` reports) until a later batch commits; `TurnWrites` tells a turn whether any of
-its own writes failed.
+its own writes failed. A write that raises a `BaseException` (a `CancelledError`, a `SystemExit`)
+fails like any other write: the thread goes on. Should the thread itself ever die, every write
+still queued fails with the reason and every later one is refused at once: nobody waits forever
+for a writer that is gone.
 """
 
 from __future__ import annotations
@@ -125,6 +128,10 @@ class WriteQueue:
         """The turns' writes, and the writes that come `after` them (trace rows)."""
         self._wake = threading.Condition(threading.Lock())
         self._closed = False
+        self._stopped: BaseException | None = None
+        """Why the writer thread died (None while it runs, or once closed normally)."""
+        self._batch: list[_Item] = []
+        """The batch being committed (failed with the rest should the thread die in it)."""
         self._connection: Connection | None = None
         self.batches = 0
         self.writes = 0
@@ -168,6 +175,8 @@ class WriteQueue:
     def _put(self, op: WriteOp[T], *, urgent: bool, after: bool = False) -> Future[T]:
         future: Future[T] = Future()
         with self._wake:
+            if self._stopped is not None:
+                raise WriterStopped(self._stopped)
             if self._closed:
                 raise RuntimeError('the write queue is closed')
             lane = self._lanes[after]
@@ -178,6 +187,25 @@ class WriteQueue:
         return future
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        except BaseException as exc:  # a fault of the queue itself: fail its waiters, never hang them
+            self._stop(exc)  # logged there; the thread ends
+
+    def _stop(self, reason: BaseException) -> None:
+        with self._wake:
+            self._stopped = reason
+            pending = [*self._batch, *(item for lane in self._lanes for item in lane.items)]
+            for lane in self._lanes:
+                lane.items.clear()
+                lane.urgent = 0
+        logger.critical('the Synapse writer thread stopped', exc_info=reason)
+        self.last_failure = store_error_text(WriterStopped(reason))
+        for item in pending:
+            if not item.future.done():
+                item.future.set_exception(WriterStopped(reason))
+
+    def _serve(self) -> None:
         main, later = self._lanes
         while True:
             with self._wake:
@@ -198,7 +226,9 @@ class WriteQueue:
                     self._wake.wait(min(lane.due(self.linger) for lane in self._lanes if lane.items) - now)
             # Only the turns' writes say the store is well again (`last_failure`): a trace row can
             # commit where a turn's rows could not.
+            self._batch = batch
             self._commit(batch, heals=lane is main)
+            self._batch = []
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
@@ -237,7 +267,7 @@ class WriteQueue:
                             results.extend([None] * (end - index))
                             index = end
                             continue
-                    results.append(op(connection))
+                    results.append(_guarded(op, connection))
                     index += 1
         except Exception:
             if len(batch) == 1:
@@ -264,6 +294,27 @@ class WriteQueue:
         self.last_failure = store_error_text(exc)
         if not item.future.done():
             item.future.set_exception(exc)
+
+
+class WriterStopped(RuntimeError):
+    """The writer thread died: the write was not committed, and nothing more will be."""
+
+    def __init__(self, reason: BaseException) -> None:
+        super().__init__(f'the store writer stopped: {type(reason).__name__}: {reason}')
+
+
+class WriteFailed(Exception):
+    """A write raised a `BaseException` that is not an `Exception` (kept as the cause)."""
+
+
+def _guarded(op: WriteOp[T], connection: Connection) -> T:
+    """Run `op`; a `BaseException` it raises becomes a `WriteFailed`, so it fails this write only."""
+    try:
+        return op(connection)
+    except Exception:
+        raise
+    except BaseException as exc:
+        raise WriteFailed(f'the write raised {type(exc).__name__}: {exc}') from exc
 
 
 class TurnWrites:
