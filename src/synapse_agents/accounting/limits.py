@@ -50,6 +50,7 @@ from ..corrupt import CorruptRow, unreadable_amount
 from ..settings import Settings
 from ..store.engine import writer
 from ..store.ids import new_id
+from ..store.prepared import first_row
 from ..store.schema import Money, utcnow
 from .ledger_writes import record_llm_call, release_reservation
 from .pricing import convert
@@ -254,9 +255,7 @@ def any_limits(store: Store, subject: Subject) -> bool:
     ids = subject.ids()
     if not ids:
         return False
-    with store.read() as session:
-        found = session.execute(_any_of(tuple(ids)), _scope_params(ids)).first()
-        return found is not None
+    return first_row(store.engine, _any_of(tuple(ids)), _scope_params(ids)) is not None
 
 
 # -- reserve, settle, release ------------------------------------------------------------------

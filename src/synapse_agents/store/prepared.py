@@ -1,4 +1,4 @@
-"""The hot writes, run straight on the DB-API cursor: compiled once per dialect, bound by the types.
+"""The hot statements, run straight on the DB-API cursor: compiled once per dialect, bound by the types.
 
 A chat turn's writes are a handful of statements built once at import (`conversations/turn_writes.py`). Going
 through `Connection.execute` costs SQLAlchemy's per-call machinery (cache lookup, execution
@@ -6,6 +6,9 @@ context, result object, events) each time. `execute` compiles each statement onc
 and set of parameter names, binds the values with the column types' own bind processors (the same JSON and UTC
 datetime handling `Connection.execute` applies), and hands them to the transaction's DB-API cursor
 (`executemany` for a list of rows).
+
+`first_row` does the same for the hot reads (the spending check every model request makes): the
+statement's first row as a plain tuple, on a pooled connection, with no session or result objects.
 
 Anything it cannot prepare — a parameter it does not know, a column that needs a Python-side
 default — goes through `Connection.execute` unchanged, so the result is the same either way.
@@ -18,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Dialect
+from sqlalchemy import Connection, Dialect, Engine
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -112,3 +115,25 @@ def execute(target: Connection | Session, statement: Executable, params: Params 
         raise
     finally:
         cursor.close()
+
+
+def first_row(engine: Engine, statement: Executable, params: Params) -> tuple[Any, ...] | None:
+    """The first row `statement` returns with `params` (None: no row), read on a pooled connection.
+
+    For reads whose columns need no result processing (ids, numbers, text): the values are the
+    driver's own."""
+    with engine.connect() as connection:
+        prepared = _prepare(connection.dialect, statement, params.keys())
+        if prepared is None:
+            row = connection.execute(statement, dict(params)).first()
+            return tuple(row) if row is not None else None
+        cursor = connection.connection.cursor()
+        try:
+            cursor.execute(prepared.sql, prepared.bind(params))
+            found = cursor.fetchone()
+        except Exception as error:
+            shorten(error)
+            raise
+        finally:
+            cursor.close()
+        return tuple(found) if found is not None else None
