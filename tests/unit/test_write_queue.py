@@ -98,3 +98,32 @@ async def test_a_writer_that_dies_fails_what_is_queued_and_refuses_what_comes(st
         assert writes.last_failure is not None and 'store writer stopped' in writes.last_failure
     finally:
         writes.close()
+
+
+async def test_trace_rows_wait_while_a_turn_has_writes_queued(store: Store) -> None:
+    writes = WriteQueue(store, linger=0.2)
+    seen: list[str] = []
+    try:
+        trace = writes.submit(noting(seen, 'trace'), after=True)  # due at 0.2 s
+        await asyncio.sleep(0.1)
+        turn = writes.submit(noting(seen, 'turn'))  # due at 0.3 s: the trace row waits for it
+        await asyncio.wait_for(asyncio.wrap_future(trace), timeout=5)
+        assert turn.done()
+        assert [entry.split('@')[0] for entry in seen] == ['turn', 'trace']
+    finally:
+        writes.close()
+
+
+async def test_trace_rows_go_in_small_batches_once_the_turns_writes_are_committed(store: Store) -> None:
+    writes = WriteQueue(store, linger=0.05)
+    seen: list[str] = []
+    try:
+        writes.submit(noting(seen, 'user message'))
+        traces = [writes.submit(noting(seen, f'trace-{i}'), after=True) for i in range(40)]
+        before = writes.batches
+        await writes.run(noting(seen, 'answer'))
+        await asyncio.wait_for(asyncio.wrap_future(traces[-1]), timeout=5)
+        assert [entry.split('@')[0] for entry in seen[:2]] == ['user message', 'answer']
+        assert writes.batches - before >= 1 + 3  # the turn, then 40 rows in batches of 16 at most
+    finally:
+        writes.close()

@@ -15,10 +15,13 @@ the writer thread, at its end; a slow turn's rows still reach the database withi
 being produced (a crash loses at most that much). Waking the writer for every small write would
 have it compete with the event loop for the GIL that often.
 
-Trace rows go on a second lane (`submit(after=True)`): committed in transactions of their own once
-no write someone waits for is queued, so building and inserting them never delays a turn's final
-write (they land within `LINGER_S` of it). Nothing refers to them, so the order between the lanes
-does not matter; each lane keeps its own order.
+Trace rows go on a second lane (`submit(after=True)`): committed in transactions of their own, in
+batches of at most `_LATER_BATCH`, while no turn's write is queued (a turn's first write waits in
+the queue until its final one, so that means between turns), and at the latest `LATER_MAX_S` after
+they were queued. A turn's final write therefore rarely finds the writer inside a trace batch, and
+never behind more than one small one: with the GIL, a batch that runs while the event loop is busy
+takes several times as long, since each database call has to win the interpreter back. Nothing
+refers to trace rows, so the order between the lanes does not matter; each lane keeps its own order.
 
 A batch that fails is retried one write per transaction, so one bad write cannot lose the others.
 A write that fails is logged, raised to whoever waits for it, and kept as `last_failure` (what
@@ -55,6 +58,9 @@ WriteOp = Callable[[Connection], T]
 _MAX_BATCH = 256
 LINGER_S = 0.05
 """Longest a write nobody waits for stays queued before it is committed."""
+LATER_MAX_S = 1.0
+"""Longest a trace row waits for a moment with no turn's write queued."""
+_LATER_BATCH = 16
 
 
 @dataclass(frozen=True)
@@ -106,9 +112,9 @@ class _Lane:
             return False
         return bool(self.urgent) or closing or len(self.items) >= _MAX_BATCH or now >= self.due(linger)
 
-    def take(self) -> list[_Item]:
-        batch = self.items[:_MAX_BATCH]
-        del self.items[:_MAX_BATCH]  # what is left was queued after the old `oldest`
+    def take(self, limit: int = _MAX_BATCH) -> list[_Item]:
+        batch = self.items[:limit]
+        del self.items[:limit]  # what is left was queued after the old `oldest`
         self.urgent -= sum(1 for item in batch if item.urgent)
         return batch
 
@@ -220,15 +226,28 @@ class WriteQueue:
                     if main.ready(now, self.linger, self._closed):
                         batch, lane = main.take(), main
                         break
-                    if not main.urgent and later.ready(now, self.linger, self._closed):
-                        batch, lane = later.take(), later
+                    if later.ready(now, self.linger, self._closed) and (
+                        not main.items or later.urgent or self._closed or now >= later.due(LATER_MAX_S)
+                    ):
+                        batch, lane = later.take(_LATER_BATCH), later
                         break
-                    self._wake.wait(min(lane.due(self.linger) for lane in self._lanes if lane.items) - now)
+                    self._wake.wait(self._next_due(now))
             # Only the turns' writes say the store is well again (`last_failure`): a trace row can
             # commit where a turn's rows could not.
             self._batch = batch
             self._commit(batch, heals=lane is main)
             self._batch = []
+
+    def _next_due(self, now: float) -> float:
+        """How long the writer may sleep: until the main lane's batch is due, else the trace lane's
+        (its linger, or `LATER_MAX_S` while turns' writes are queued)."""
+        main, later = self._lanes
+        moments = []
+        if main.items:
+            moments.append(main.due(self.linger))
+        if later.items:
+            moments.append(later.due(LATER_MAX_S if main.items else self.linger))
+        return max(min(moments) - now, 0.0)
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
