@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import Connection, text
@@ -14,6 +15,15 @@ from synapse_agents.store import Store
 from synapse_agents.store.write_queue import WriteFailed, WriteQueue, WriterStopped
 
 pytestmark = pytest.mark.anyio
+
+
+@contextmanager
+def opened(queue: WriteQueue) -> Iterator[WriteQueue]:
+    """`queue`, closed when the block ends."""
+    try:
+        yield queue
+    finally:
+        queue.close()
 
 
 def noting(seen: list[str], name: str) -> Callable[[Connection], str]:
@@ -28,9 +38,8 @@ def noting(seen: list[str], name: str) -> Callable[[Connection], str]:
 
 
 async def test_a_waited_write_commits_without_the_trace_lane_and_drain_commits_both(store: Store) -> None:
-    writes = WriteQueue(store, linger=30)  # nothing commits on its own during the test
     seen: list[str] = []
-    try:
+    with opened(WriteQueue(store, linger=30)) as writes:  # nothing commits on its own during the test
         later = [writes.submit(noting(seen, f'trace-{i}'), after=True) for i in range(3)]
         queued = writes.submit(noting(seen, 'user-message'))
         assert await writes.run(noting(seen, 'answer')) == 'answer'
@@ -40,18 +49,13 @@ async def test_a_waited_write_commits_without_the_trace_lane_and_drain_commits_b
         await writes.drain()
         assert all(f.done() for f in later)
         assert seen[2:] == [f'trace-{i}@synapse-writer' for i in range(3)]  # in their own order
-    finally:
-        writes.close()
 
 
 async def test_the_trace_lane_commits_within_the_linger_and_at_close(store: Store) -> None:
-    writes = WriteQueue(store, linger=0.05)
     seen: list[str] = []
-    try:
+    with opened(WriteQueue(store, linger=0.05)) as writes:
         first = writes.submit(noting(seen, 'trace'), after=True)
         await asyncio.wait_for(asyncio.wrap_future(first), timeout=5)
-    finally:
-        writes.close()
     closing = WriteQueue(store, linger=30)
     last = closing.submit(noting(seen, 'last trace'), after=True)
     closing.close()
@@ -68,17 +72,14 @@ def interrupted(_connection: Connection) -> None:
 
 
 async def test_a_write_raising_a_base_exception_fails_alone_and_the_writer_goes_on(store: Store) -> None:
-    writes = WriteQueue(store, linger=30)
     seen: list[str] = []
-    try:
+    with opened(WriteQueue(store, linger=30)) as writes:
         before = writes.submit(noting(seen, 'before'))
         with pytest.raises(WriteFailed, match='Interrupted: stop here'):
             await asyncio.wait_for(writes.run(interrupted), timeout=5)
         assert before.result(timeout=0) == 'before'  # retried alone, committed
         assert await asyncio.wait_for(writes.run(noting(seen, 'after')), timeout=5) == 'after'
         assert [entry.split('@')[0] for entry in seen] == ['before', 'before', 'after']
-    finally:
-        writes.close()
 
 
 class BrokenQueue(WriteQueue):
@@ -89,35 +90,28 @@ class BrokenQueue(WriteQueue):
 
 
 async def test_a_writer_that_dies_fails_what_is_queued_and_refuses_what_comes(store: Store) -> None:
-    writes = BrokenQueue(store, linger=30)
-    try:
+    with opened(BrokenQueue(store, linger=30)) as writes:
         with pytest.raises(WriterStopped, match='a fault in the queue itself'):
             await asyncio.wait_for(writes.run(noting([], 'never')), timeout=5)
         with pytest.raises(WriterStopped):
             writes.submit(noting([], 'refused'))
         assert writes.last_failure is not None and 'store writer stopped' in writes.last_failure
-    finally:
-        writes.close()
 
 
 async def test_trace_rows_wait_while_a_turn_has_writes_queued(store: Store) -> None:
-    writes = WriteQueue(store, linger=0.2)
     seen: list[str] = []
-    try:
+    with opened(WriteQueue(store, linger=0.2)) as writes:
         trace = writes.submit(noting(seen, 'trace'), after=True)  # due at 0.2 s
         await asyncio.sleep(0.1)
         turn = writes.submit(noting(seen, 'turn'))  # due at 0.3 s: the trace row waits for it
         await asyncio.wait_for(asyncio.wrap_future(trace), timeout=5)
         assert turn.done()
         assert [entry.split('@')[0] for entry in seen] == ['turn', 'trace']
-    finally:
-        writes.close()
 
 
 async def test_trace_rows_go_in_small_batches_once_the_turns_writes_are_committed(store: Store) -> None:
-    writes = WriteQueue(store, linger=0.05)
     seen: list[str] = []
-    try:
+    with opened(WriteQueue(store, linger=0.05)) as writes:
         writes.submit(noting(seen, 'user message'))
         traces = [writes.submit(noting(seen, f'trace-{i}'), after=True) for i in range(40)]
         before = writes.batches
@@ -125,5 +119,3 @@ async def test_trace_rows_go_in_small_batches_once_the_turns_writes_are_committe
         await asyncio.wait_for(asyncio.wrap_future(traces[-1]), timeout=5)
         assert [entry.split('@')[0] for entry in seen[:2]] == ['user message', 'answer']
         assert writes.batches - before >= 1 + 3  # the turn, then 40 rows in batches of 16 at most
-    finally:
-        writes.close()

@@ -17,7 +17,8 @@ default — goes through `Connection.execute` unchanged, so the result is the sa
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,19 +103,11 @@ def execute(target: Connection | Session, statement: Executable, params: Params 
         connection.execute(statement, [dict(row) for row in rows] if len(rows) > 1 else dict(rows[0]))
         return
     values = [prepared.bind(row) for row in rows]
-    cursor = connection.connection.cursor()
-    try:
+    with _cursor(connection) as cursor:
         if len(values) == 1:
             cursor.execute(prepared.sql, values[0])
         else:
             cursor.executemany(prepared.sql, values)
-    except Exception as error:
-        # Straight from the driver, past the engine's `handle_error`: cut it the same way (a
-        # PostgreSQL DETAIL line quotes the refused row, which may hold other turns' words).
-        shorten(error)
-        raise
-    finally:
-        cursor.close()
 
 
 def first_row(engine: Engine, statement: Executable, params: Params) -> tuple[Any, ...] | None:
@@ -127,13 +120,22 @@ def first_row(engine: Engine, statement: Executable, params: Params) -> tuple[An
         if prepared is None:
             row = connection.execute(statement, dict(params)).first()
             return tuple(row) if row is not None else None
-        cursor = connection.connection.cursor()
-        try:
+        with _cursor(connection) as cursor:
             cursor.execute(prepared.sql, prepared.bind(params))
             found = cursor.fetchone()
-        except Exception as error:
-            shorten(error)
-            raise
-        finally:
-            cursor.close()
         return tuple(found) if found is not None else None
+
+
+@contextmanager
+def _cursor(connection: Connection) -> Iterator[Any]:
+    """The DB-API cursor of `connection`'s transaction, closed after use."""
+    cursor = connection.connection.cursor()
+    try:
+        yield cursor
+    except Exception as error:
+        # Straight from the driver, past the engine's `handle_error`: cut it the same way (a
+        # PostgreSQL DETAIL line quotes the refused row, which may hold other turns' words).
+        shorten(error)
+        raise
+    finally:
+        cursor.close()
