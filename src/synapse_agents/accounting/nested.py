@@ -7,9 +7,9 @@ model requests the turn's own capabilities never see: they belong to another run
 inside the turn sees it, in the same task, in child tasks and in the threads sync tools run in (they
 copy the context), as the trace sink does (`traces/sink.py`).
 
-`install()` wraps `Agent.iter` once per process (every `run`, `run_sync`, `run_stream` and
-`run_stream_events` goes through it). A run started while an account is open, other than the turn's
-own and carrying no `Spending` of its own, is given a `Spending` capability for that run only (as
+`install()` registers an extender of the runs started inside a turn (`_agent_runs`, one wrapper of
+`Agent.iter` for every area). A run started while an account is open, other than the turn's own and
+carrying no `Spending` of its own, is given a `Spending` capability for that run only (as
 `run(capabilities=[...])` would; the agent itself is never changed). It reserves each model request
 against the limits of the turn's tenant, user and preset and of the nested agent, refuses it like
 any other, and writes the request's ledger row through the turn's write queue, settling the
@@ -21,7 +21,6 @@ turn's (pydantic-ai's `conversation_id`). Outside a turn nothing changes.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
@@ -32,6 +31,7 @@ from pydantic_ai import Agent
 from pydantic_ai._run_context import get_current_run_context
 from pydantic_ai.capabilities.abstract import AbstractCapability, leaf_capabilities
 
+from .._agent_runs import extend
 from .capability import Spending
 
 
@@ -103,35 +103,23 @@ def accounted(account: TurnAccount) -> Iterator[None]:
             _ACCOUNT.reset(token)
 
 
-_lock = threading.Lock()
-_installed = False
-
-
 def install() -> None:
-    """Wrap `Agent.iter` so that runs nested in a turn are accounted to it (once per process)."""
-    global _installed
-    if _installed:
+    """Account the runs nested in a turn to it from now on (once per process)."""
+    extend(_account)
+
+
+def _account(agent: Agent[Any, Any], options: dict[str, Any]) -> None:
+    """Give a run started inside a turn the turn's conversation and its own `Spending`."""
+    account = _ACCOUNT.get()
+    if account is None:
         return
-    with _lock:
-        if _installed:
-            return
-        original = Agent.iter
-
-        def iter(self: Agent[Any, Any], *args: Any, **kwargs: Any) -> Any:
-            account = _ACCOUNT.get()
-            if account is not None and account.conversation_id is not None and _names_none(kwargs):
-                kwargs['conversation_id'] = account.conversation_id
-            if account is not None and account.takes(self, kwargs):
-                kwargs['capabilities'] = [
-                    *(kwargs.get('capabilities') or ()),
-                    account.capability(_parent_run_id(account), _module_of(kwargs)),
-                ]
-            return original(self, *args, **kwargs)
-
-        iter.__doc__ = original.__doc__
-        iter.__wrapped__ = original  # type: ignore[attr-defined]
-        Agent.iter = iter  # type: ignore[method-assign]
-        _installed = True
+    if account.conversation_id is not None and _names_none(options):
+        options['conversation_id'] = account.conversation_id
+    if account.takes(agent, options):
+        options['capabilities'] = [
+            *(options.get('capabilities') or ()),
+            account.capability(_parent_run_id(account), _module_of(options)),
+        ]
 
 
 def _module_of(options: dict[str, Any]) -> str | None:

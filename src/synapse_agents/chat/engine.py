@@ -59,7 +59,7 @@ from ..store.write_queue import WriteQueue
 from ..targets.deps_values import check_values, reads_stored
 from ..targets.model_choice import DEMO_MODEL_ID, MissingApiKey
 from ..targets.target import TurnTarget
-from ..traces.processor import current_place
+from ..traces.hooks import current_place
 from .attachments import SavedAttachment, save_uploads
 from .deps import ServerDeps
 from .prepared import PreparedTurn

@@ -7,7 +7,8 @@ result) are kept when the agent says so (`metadata={'synapse.debug': True}`), el
 in `debug_agents`, `debug` is on, or it is a playground turn and `debug_playground` is on. A turn
 started inside a run that keeps bodies (a tool that opens a conversation) keeps them too, and so
 does a task queued from such a run (`trace_parent`), so a tree is never missing a branch. Every
-traced turn is exported when `otel_endpoint` is set.
+traced turn is exported when `otel_endpoint` is set. A turn that is stored and not exported is
+traced from capability hooks (`traces.hooks`): no OpenTelemetry span is opened for it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic_ai import Agent
 
 from ..discovery import _pydantic_ai_internals as internals
 from ..settings import Settings
+from ..traces import hooks
 from ..traces.provider import export_to, install
 from ..traces.sink import RunPlace, TraceSink, current_sink, tracing
 
@@ -69,7 +71,10 @@ def turn_sink(turn: PreparedTurn, writes: WriteQueue) -> TraceSink | None:
         bodies = bodies or turn.trace_parent.recorded
     if not record and export is None:
         return None
-    if not install():
+    from_hooks = record and export is None and hooks.available()
+    if from_hooks:
+        hooks.install()
+    elif not install():
         return None
     origin = 'workflow' if turn.module == 'workflow' else turn.target.kind
     return TraceSink(
@@ -87,6 +92,7 @@ def turn_sink(turn: PreparedTurn, writes: WriteQueue) -> TraceSink | None:
         export=export,
         pricer=turn.pricer,
         body_limit=settings.debug_body_bytes,
+        hooks=from_hooks,
     )
 
 

@@ -15,7 +15,9 @@ has none, so they are read here and nowhere else:
   without it, the ones a bare agent has);
 - the tool schema builder (`pydantic_ai._function_schema.function_schema`, called by `Tool()`),
   which discovery wraps so one tool whose schema cannot be built does not fail its whole module;
-- `pydantic_ai.models.infer_model`, public, but wrapped by `keys` for agents without a provider key.
+- `pydantic_ai.models.infer_model`, public, but wrapped by `keys` for agents without a provider key;
+- the helpers that build a model request span's attributes (`pydantic_ai._instrumentation`), with
+  which trace rows recorded from hooks carry what the spans would.
 
 Each name is checked once, at first use (agent attributes on a probe agent), and the result is
 cached. A missing name turns off only the feature that needs it: the reader returns "unknown", the
@@ -175,6 +177,29 @@ INFER_MODEL = PrivateName(
     'provider key is missing is imported twice (the second time with a placeholder key)',
 )
 
+_TRACE_HOOKS = 'trace trees from hooks'
+_TRACE_HOOKS_LOST = (
+    "runs are traced through pydantic-ai's OpenTelemetry instrumentation instead, which costs each "
+    'turn about 2 ms more'
+)
+INSTRUMENTATION_HELPERS: tuple[PrivateName, ...] = (
+    *(
+        PrivateName('pydantic_ai._instrumentation', name, _TRACE_HOOKS, _TRACE_HOOKS_LOST)
+        for name in (
+            'model_attributes',
+            'model_request_parameters_attributes',
+            'model_settings_attributes',
+            'build_tool_definitions',
+            'response_attributes',
+            'response_price_calculation',
+        )
+    ),
+    PrivateName('pydantic_ai._unsupported_settings', 'suppress_warnings', _TRACE_HOOKS, _TRACE_HOOKS_LOST),
+)
+"""The helpers pydantic-ai builds a model request span's attributes with, and the switch it prepares
+the request under for them without warning twice: the trace rows recorded from capability hooks
+(`traces.hooks`) carry the same attributes as the spans would."""
+
 NAMES: tuple[PrivateName, ...] = (
     MAX_TOOL_RETRIES,
     MAX_OUTPUT_RETRIES,
@@ -191,6 +216,7 @@ NAMES: tuple[PrivateName, ...] = (
     FUNCTION_SCHEMA,
     FUNCTION_SCHEMA_CLASS,
     INFER_MODEL,
+    *INSTRUMENTATION_HELPERS,
 )
 """Every guarded name (the degraded-features test hides each in turn)."""
 
@@ -423,6 +449,14 @@ def function_schema_owner() -> Any:
     if not available(FUNCTION_SCHEMA):
         return None
     return importlib.import_module(FUNCTION_SCHEMA.owner)
+
+
+def instrumentation_helpers() -> dict[str, Callable[..., Any]] | None:
+    """pydantic-ai's span attribute helpers by name (`INSTRUMENTATION_HELPERS`); None when any is missing."""
+    found = {private.name: _module_attribute(private) for private in INSTRUMENTATION_HELPERS}
+    if any(value is _MISSING or not callable(value) for value in found.values()):
+        return None
+    return found
 
 
 def function_schema_class() -> type[Any] | None:

@@ -18,7 +18,7 @@ from sqlalchemy import func, insert, select, update
 
 from ..store.ids import is_valid_id, new_id
 from ..store.schema import utcnow
-from ..traces.processor import current_place
+from ..traces.hooks import current_place
 from .errors import TaskError, not_found
 from .tables import FINAL, AgentLog, AgentTask, StandingAgent
 

@@ -12,15 +12,14 @@ building nor writing it costs the event loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
-from opentelemetry.trace import get_current_span
-from pydantic_ai._run_context import get_current_run_context
 from sqlalchemy import Connection
 
 from ..redaction import scrub_value
@@ -28,7 +27,6 @@ from ..store.prepared import execute
 from .rows import debug_log_row, no_answer, run_row, span_error, tool_row
 from .sink import RunPlace, TraceSink, current_sink
 from .tables import DebugLog, TraceRun, TraceTool
-from .tee import synapse_span
 
 RUN, MODEL, TOOL = 'invoke_agent', 'chat', 'execute_tool'
 _OPERATION = 'gen_ai.operation.name'
@@ -36,7 +34,7 @@ _RUN_ID = 'gen_ai.agent.call.id'
 
 
 @dataclass
-class _Run:
+class RunState:
     """An agent run whose span is open: its place, and what its own calls added up to."""
 
     place: RunPlace
@@ -62,7 +60,7 @@ class TraceProcessor(SpanProcessor):
 
     def __init__(self) -> None:
         self._open: dict[int, _Open] = {}
-        self._runs: dict[str, _Run] = {}
+        self._runs: dict[str, RunState] = {}
 
     def place(self, run_id: str) -> RunPlace | None:
         """The place of the open run `run_id` (None once it ended, or when it is not traced)."""
@@ -117,7 +115,7 @@ class TraceProcessor(SpanProcessor):
         span.set_attribute('synapse.depth', place.depth)
         if parent_run_id is not None:
             span.set_attribute('synapse.parent_run_id', parent_run_id)
-        self._runs[run_id] = _Run(place, sink, parent_run_id, origin)
+        self._runs[run_id] = RunState(place, sink, parent_run_id, origin)
 
     def on_end(self, span: ReadableSpan) -> None:
         context = span.context
@@ -132,7 +130,7 @@ class TraceProcessor(SpanProcessor):
         # The row is built by the writer thread, just before it is inserted, on the lane that never
         # delays a turn's final write: nothing of it costs the event loop (a span is read-only once
         # it ended).
-        opened.sink.writes.submit(_TraceWrite(opened.kind, span, run), after=True)
+        opened.sink.writes.submit(TraceWrite(opened.kind, span, run), after=True)
 
     def shutdown(self) -> None:
         self._open.clear()
@@ -142,19 +140,26 @@ class TraceProcessor(SpanProcessor):
         return True
 
 
-class _TraceWrite:
+class TraceWrite:
     """The write of one ended span's row, built in the writer thread (`WriteQueue`).
 
     A run's writes run in the order their spans ended, so its model calls and tool calls are counted
     (and their costs added up) before its own row is written. A batch that fails is retried one
-    write at a time: the row is built and counted once.
+    write at a time: the row is built and counted once. `span` is the ended span, or what builds it
+    there (`traces.hooks` records a run's facts on the event loop and builds its spans here).
     """
 
-    def __init__(self, kind: str, span: ReadableSpan, run: _Run) -> None:
+    def __init__(self, kind: str, span: ReadableSpan | Callable[[], ReadableSpan], run: RunState) -> None:
         self.kind = kind
-        self.span = span
+        self._span = span
         self.run = run
         self._rows: list[tuple[Any, dict[str, Any]]] | None = None
+
+    @property
+    def span(self) -> ReadableSpan:
+        if not isinstance(self._span, ReadableSpan):
+            self._span = self._span()
+        return self._span
 
     def __call__(self, connection: Connection) -> None:
         if self._rows is None:
@@ -206,19 +211,3 @@ _PROCESSOR = TraceProcessor()
 def processor() -> TraceProcessor:
     """The process's one trace processor."""
     return _PROCESSOR
-
-
-def current_place() -> RunPlace | None:
-    """The place of the agent run the caller is inside (a tool's), None outside any traced run."""
-    ctx = get_current_run_context()
-    if ctx is None or ctx.run_id is None or current_sink() is None:
-        return None
-    place = processor().place(ctx.run_id)
-    if place is None:
-        return None
-    span = synapse_span(get_current_span()).get_span_context()
-    if (
-        span.is_valid
-    ):  # the tool's span (Synapse's own, beside the app's): a run queued from it hangs under it
-        place = replace(place, span_id=format(span.span_id, '016x'))
-    return place

@@ -1,10 +1,12 @@
-"""Switch on pydantic-ai's instrumentation once per process, on a tracer provider of Synapse's own.
+"""Switch on pydantic-ai's instrumentation once per process, on a tracer provider of Synapse's own,
+for the runs of a sink that exports (a sink that only stores its runs records them from hooks,
+`traces.hooks`, and its runs are left as the app instruments them).
 
 `install()` wraps the agent's choice of a run's `InstrumentationSettings` (pydantic-ai's private
 `Agent._resolve_instrumentation_settings`) once per process. While a `TraceSink` is open
 (`traces.sink`) a run gets Synapse's settings, on a private `TracerProvider` (the app's global
 OpenTelemetry provider is never touched); outside one it gets what the app chose, so runs Synapse
-does not trace are not instrumented by Synapse at all, and the class-level switch
+does not trace, or traces from hooks, are not instrumented by Synapse at all, and the class-level switch
 (`Agent.instrument_all`) stays the app's. Recorded spans go to the trace processor (debug logs) and,
 when the sink names an OTLP endpoint, to that endpoint's batch exporter (`export_to`).
 
@@ -186,7 +188,7 @@ def install() -> bool:
         def resolve(self: Any) -> Any:
             settings = original(self)
             sink = current_sink()
-            if sink is None:
+            if sink is None or sink.from_hooks:
                 return settings
             if settings:
                 return _beside(settings, own)
@@ -210,7 +212,8 @@ def _tee_instrumented_models(own: Any) -> None:
 
     def read(model: Any) -> Any:
         settings = vars(model)[_SETTINGS_FIELD]
-        return settings if current_sink() is None else _beside(settings, own)
+        sink = current_sink()
+        return settings if sink is None or sink.from_hooks else _beside(settings, own)
 
     def write(model: Any, settings: Any) -> None:
         vars(model)[_SETTINGS_FIELD] = settings

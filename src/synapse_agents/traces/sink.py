@@ -3,11 +3,13 @@
 The chat engine opens a `TraceSink` around each run it starts (`tracing(sink)`); it lives in a
 context variable, so every pydantic-ai run started inside that run (a tool that calls
 `other_agent.run(...)`, an engine turn started from a tool) sees it too, in the same task, in child
-tasks and in the threads sync tools run in. The span processor (`traces.processor`) records only the
-spans started while a sink is open, and sends them where the sink says: debug logs into its store
-when `writes` is set, OpenTelemetry out when `export` names an endpoint.
+tasks and in the threads sync tools run in. A sink that stores its runs and exports nothing records
+them from capability hooks (`traces.hooks`: no OpenTelemetry span is opened). A sink that exports
+has its runs instrumented: the span processor (`traces.processor`) records the spans started while
+it is open and sends them where it says (debug logs into its store when `writes` is set,
+OpenTelemetry out to `export`).
 
-`RunPlace` is where a run sits in its tree. `processor.current_place()` is the place of the run the caller is
+`RunPlace` is where a run sits in its tree. `hooks.current_place()` is the place of the run the caller is
 inside (None outside any traced run): a task queued from a tool keeps it, so the task's run joins
 that tree even when another process runs it.
 """
@@ -94,9 +96,19 @@ class TraceSink:
     body_limit: int = 262_144
     """The largest request or response body kept in a debug log, in bytes of JSON."""
 
+    hooks: bool = True
+    """Whether its runs may be recorded from capability hooks (`traces.hooks`); False only when
+    the installed pydantic-ai lacks what they need."""
+
     @property
     def active(self) -> bool:
         return self.writes is not None or self.export is not None
+
+    @property
+    def from_hooks(self) -> bool:
+        """Whether its runs' trees are built from capability hooks (`traces.hooks`), with no
+        OpenTelemetry span: when they are stored and not exported."""
+        return self.hooks and self.writes is not None and self.export is None
 
 
 _SINK: ContextVar[TraceSink | None] = ContextVar('synapse_trace_sink', default=None)
