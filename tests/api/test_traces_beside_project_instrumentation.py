@@ -9,8 +9,8 @@ tracer provider of its own after Synapse already traced a turn; an agent given i
 `InstrumentedModel`. Each turn runs over HTTP through the in-process app; `GET /api/traces` lists its
 root with its model calls and its tool call, and the project's exporter received the same run's
 spans. A run started in a tool, and a task queued from one, hang under that tool in Synapse's tree
-while the project's spans keep their own parents. Without the hook Synapse needs, `/api/health`
-says why nothing is traced.
+while the project's spans keep their own parents. Without the hook Synapse needs to instrument an
+exported turn, `/api/health` says why nothing is exported.
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ def test_a_task_queued_from_a_tool_hangs_under_it_beside_the_apps_instrumentatio
     assert {'invoke_agent', 'execute_tool'} <= set(_operations(exporter.get_finished_spans(), outer.run_id))
 
 
-def test_health_says_why_nothing_is_traced_when_pydantic_ai_lacks_the_hook(
+def test_health_says_why_nothing_is_exported_when_pydantic_ai_lacks_the_hook(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert [d for d in client.get('/api/health').json()['degraded'] if d['feature'] == 'traces'] == []
@@ -337,4 +337,4 @@ def test_health_says_why_nothing_is_traced_when_pydantic_ai_lacks_the_hook(
     monkeypatch.delattr(Agent, '_resolve_instrumentation_settings')
     (entry,) = [d for d in client.get('/api/health').json()['degraded'] if d['feature'] == 'traces']
     assert entry['missing'] == 'pydantic_ai.Agent._resolve_instrumentation_settings'
-    assert 'no trace trees or debug logs are recorded' in entry['lost']
+    assert 'nothing is exported' in entry['lost']

@@ -10,8 +10,10 @@ with their arguments and results, nested runs, errors; with bodies kept (`debug`
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
+import sys
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -27,9 +29,11 @@ from pydantic_ai.models.test import TestModel
 from sqlalchemy import select
 
 from synapse_agents import Synapse
+from synapse_agents.discovery import _pydantic_ai_internals as internals
+from synapse_agents.discovery import degraded_features
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
-from synapse_agents.traces import provider
+from synapse_agents.traces import hooks, provider
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool
 
 ENDPOINT = 'http://127.0.0.1:9/v1/traces'  # never reached: its exporter is in memory
@@ -209,3 +213,31 @@ def test_a_turn_traced_from_hooks_stores_what_its_spans_would(
     assert len(hooked_tree) >= 3
     for (table, hooked), (_, spanned) in zip(hooked_tree, span_tree, strict=True):
         assert json.loads(hooked) == json.loads(spanned), table
+
+
+def test_without_the_helpers_a_turn_is_traced_through_spans(
+    synapse_of: Callable[..., Synapse], store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pydantic-ai that renamed one of its span attribute helpers: turns are instrumented again,
+    the tree is stored all the same, and the health report says what was lost."""
+    module = importlib.import_module('pydantic_ai._instrumentation')
+    name = 'response_attributes'
+
+    def hidden(holder: Any) -> Any:
+        if str(sys._getframe(1).f_globals.get('__name__', '')).startswith('synapse_agents'):
+            raise AttributeError(name)
+        return holder.__dict__[name]
+
+    monkeypatch.setattr(module, '__class__', type('Renamed', (type(module),), {name: property(hidden)}))
+    internals.reset()
+    try:
+        assert not hooks.available()
+        tree = _tree(store, _turn(synapse_of(), _delegating(), store))
+        (feature,) = [f for f in degraded_features() if f.feature == 'trace trees from hooks']
+        assert feature.missing == f'pydantic_ai._instrumentation.{name}'
+    finally:
+        monkeypatch.undo()
+        internals.reset()
+    assert [table for table, _ in tree].count('trace_runs') == 2  # the turn's run and the helper's
+    assert [table for table, _ in tree].count('trace_tools') == 3
+    assert hooks.available()

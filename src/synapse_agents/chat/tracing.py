@@ -71,10 +71,14 @@ def turn_sink(turn: PreparedTurn, writes: WriteQueue) -> TraceSink | None:
         bodies = bodies or turn.trace_parent.recorded
     if not record and export is None:
         return None
-    from_hooks = record and export is None and hooks.available()
+    # Instrumented when exported; else (or when pydantic-ai cannot be instrumented) from hooks; from
+    # spans again when pydantic-ai lacks what the hooks need.
+    instrumented = export is not None and install()
+    from_hooks = not instrumented and record and hooks.available()
     if from_hooks:
+        export = None
         hooks.install()
-    elif not install():
+    elif not instrumented and (export is not None or not install()):
         return None
     origin = 'workflow' if turn.module == 'workflow' else turn.target.kind
     return TraceSink(

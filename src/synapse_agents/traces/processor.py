@@ -1,6 +1,8 @@
 """The span processor that turns pydantic-ai's spans into trace rows, and finds each run's parent.
 
-pydantic-ai's instrumentation (installed by `traces.provider`) opens an `invoke_agent` span per
+It serves the turns that are exported (a turn only stored is recorded from hooks, `traces.hooks`,
+which hands its writes to the same `TraceWrite`). pydantic-ai's instrumentation (installed by
+`traces.provider`) opens an `invoke_agent` span per
 agent run, a `chat` span per model call and an `execute_tool` span per tool call, each inside the
 span that was current when it started. A run started inside a tool therefore starts inside that
 tool's span: `on_start` looks up the run that span belongs to and gives the new run its parent, its

@@ -46,8 +46,9 @@ _installed: bool | None = None
 _RESOLVE = '_resolve_instrumentation_settings'
 """`Agent`'s private method that picks a run's `InstrumentationSettings` (its own, else the class's)."""
 UNAVAILABLE = (
-    f'this pydantic-ai has no Agent.{_RESOLVE}, through which Synapse gives the runs it traces their '
-    'instrumentation: no trace trees or debug logs are recorded (OpenTelemetry export too)'
+    f'this pydantic-ai has no Agent.{_RESOLVE}, through which Synapse gives the runs it exports their '
+    'instrumentation: nothing is exported to OpenTelemetry (otel_endpoint); trace trees and debug logs '
+    'are still recorded'
 )
 _SETTINGS_FIELD = 'instrumentation_settings'
 _BESIDE: dict[int, tuple[Any, Any]] = {}
