@@ -231,6 +231,8 @@ _lock = threading.RLock()
 _checked: dict[PrivateName, bool] = {}
 _probe: list[Agent[Any, Any] | None] = []
 _probe_outputs: list[Any] = []
+_helpers: list[dict[str, Callable[..., Any]] | None] = []
+"""`instrumentation_helpers()`'s answer, once found (every traced turn and model call asks)."""
 
 
 # -- checks -----------------------------------------------------------------------------------
@@ -334,6 +336,7 @@ def reset() -> None:
         _checked.clear()
         _probe.clear()
         _probe_outputs.clear()
+        _helpers.clear()
         degraded.clear()
 
 
@@ -453,10 +456,13 @@ def function_schema_owner() -> Any:
 
 def instrumentation_helpers() -> dict[str, Callable[..., Any]] | None:
     """pydantic-ai's span attribute helpers by name (`INSTRUMENTATION_HELPERS`); None when any is missing."""
+    if _helpers:
+        return _helpers[0]
     found = {private.name: _module_attribute(private) for private in INSTRUMENTATION_HELPERS}
-    if any(value is _MISSING or not callable(value) for value in found.values()):
-        return None
-    return found
+    helpers = None if any(v is _MISSING or not callable(v) for v in found.values()) else found
+    with _lock:
+        _helpers[:] = [helpers]
+    return helpers
 
 
 def function_schema_class() -> type[Any] | None:
