@@ -25,26 +25,23 @@ from collections.abc import Callable
 from contextlib import suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from functools import cache
 from typing import Any
 
-from opentelemetry.metrics import NoOpMeterProvider
-from opentelemetry.sdk.trace import Event, ReadableSpan
-from opentelemetry.trace import NoOpTracerProvider, SpanContext, Status, StatusCode, get_current_span
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import get_current_span
 from pydantic_ai import RunContext
 from pydantic_ai._run_context import get_current_run_context
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import ApprovalRequired, CallDeferred
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, tool_return_ta
-from pydantic_ai.models import Model, ModelRequestContext
-from pydantic_ai.models.instrumented import InstrumentationSettings
+from pydantic_ai.messages import ModelResponse, ToolCallPart, tool_return_ta
+from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
-from pydantic_core import to_json
 
 from .._agent_runs import extend
 from ..discovery._pydantic_ai_internals import instrumentation_helpers
 from .processor import MODEL, RUN, TOOL, RunState, TraceWrite, processor
 from .sink import RunPlace, TraceSink, current_sink
+from .spans import Request, as_json, as_sent, call_attributes, ended_span
 from .tee import synapse_span
 
 
@@ -97,15 +94,6 @@ def current_place() -> RunPlace | None:
     return replace(place, span_id=_hex(span.span_id, 16)) if span.is_valid else place
 
 
-@dataclass
-class _Request:
-    started: int
-    model: Model
-    messages: list[ModelMessage]
-    settings: Any
-    parameters: Any
-
-
 @dataclass(eq=False)
 class RunTrace(AbstractCapability[Any]):
     """Records one run's trace tree from its hooks (see the module docstring). One instance per run
@@ -117,7 +105,7 @@ class RunTrace(AbstractCapability[Any]):
     _holder: _Holder | None = field(default=None, init=False)
     _parent: int = field(default=0, init=False)
     """The span the run hangs from (0: none, a root)."""
-    _request: _Request | None = field(default=None, init=False)
+    _request: Request | None = field(default=None, init=False)
     _input_tokens: int = field(default=0, init=False)
     _output_tokens: int = field(default=0, init=False)
 
@@ -149,7 +137,7 @@ class RunTrace(AbstractCapability[Any]):
             }
             output = getattr(result, 'output', None)
             if self.sink.bodies and result is not None:
-                attributes['final_result'] = output if isinstance(output, str) else _json(output)
+                attributes['final_result'] = output if isinstance(output, str) else as_json(output)
             self._submit_run(holder, attributes, started, error)
 
     def _open(self, ctx: RunContext[Any]) -> _Holder:
@@ -179,14 +167,14 @@ class RunTrace(AbstractCapability[Any]):
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        self._request = _as_sent(request_context, time.time_ns())
+        self._request = as_sent(request_context, time.time_ns())
         return request_context
 
     async def after_model_request(
         self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
     ) -> ModelResponse:
         ended = time.time_ns()
-        request = self._request or _as_sent(request_context, ended)
+        request = self._request or as_sent(request_context, ended)
         # A later attempt of the same request (a retry) starts when this one ended.
         self._request = None
         self._input_tokens += response.usage.input_tokens
@@ -194,7 +182,7 @@ class RunTrace(AbstractCapability[Any]):
         self._submit_call(request, response, ended)
         return response
 
-    def _submit_call(self, request: _Request, response: ModelResponse | None, ended: int) -> None:
+    def _submit_call(self, request: Request, response: ModelResponse | None, ended: int) -> None:
         self._request = None
         holder = self._holder
         if holder is None:
@@ -203,8 +191,8 @@ class RunTrace(AbstractCapability[Any]):
         trace_id, parent = holder.trace_id, holder.span_id
 
         def span() -> ReadableSpan:
-            attributes = _call_attributes(request, response, bodies)
-            return _span(
+            attributes = call_attributes(request, response, bodies)
+            return ended_span(
                 f'chat {request.model.model_name}',
                 attributes,
                 request.started,
@@ -276,7 +264,7 @@ class RunTrace(AbstractCapability[Any]):
                     attributes['gen_ai.tool.call.result'] = (
                         result if isinstance(result, str) else tool_return_ta.dump_json(result).decode()
                     )
-            return _span(
+            return ended_span(
                 f'running tool: {call.tool_name}',
                 attributes,
                 started,
@@ -297,7 +285,9 @@ class RunTrace(AbstractCapability[Any]):
         ended, name, parent = time.time_ns(), f'{attributes["agent_name"]} run', self._parent
 
         def span() -> ReadableSpan:
-            return _span(name, attributes, started, ended, error, holder.trace_id, parent, holder.span_id)
+            return ended_span(
+                name, attributes, started, ended, error, holder.trace_id, parent, holder.span_id
+            )
 
         self._write(RUN, span)
 
@@ -307,104 +297,8 @@ class RunTrace(AbstractCapability[Any]):
             writes.submit(TraceWrite(kind, span, holder.run), after=True)
 
 
-def _as_sent(request_context: ModelRequestContext, started: int) -> _Request:
-    return _Request(
-        started,
-        request_context.model,
-        list(request_context.messages),
-        request_context.model_settings,
-        request_context.model_request_parameters,
-    )
-
-
 def _agent_name(ctx: RunContext[Any]) -> str:
     return (ctx.agent.name if ctx.agent is not None else None) or 'agent'
-
-
-@cache
-def _settings(bodies: bool) -> InstrumentationSettings:
-    """pydantic-ai's instrumentation settings, only to shape messages as its spans do."""
-    return InstrumentationSettings(
-        tracer_provider=NoOpTracerProvider(),
-        meter_provider=NoOpMeterProvider(),
-        include_content=bodies,
-        include_binary_content=False,
-    )
-
-
-class _Attributes:
-    """What `InstrumentationSettings.handle_messages` sets on a span, into a dict."""
-
-    def __init__(self, into: dict[str, Any]) -> None:
-        self.into = into
-
-    def set_attributes(self, attributes: dict[str, Any]) -> None:
-        self.into.update(attributes)
-
-
-def _call_attributes(request: _Request, response: ModelResponse | None, bodies: bool) -> dict[str, Any]:
-    """A model request span's attributes as pydantic-ai's instrumentation sets them (writer thread)."""
-    helpers = instrumentation_helpers()
-    attributes: dict[str, Any] = {'gen_ai.operation.name': MODEL}
-    if helpers is None:
-        return attributes
-    # As the span does: the request as the model prepares it (which warned once already, when sent).
-    with helpers['suppress_warnings']():
-        settings, parameters = request.model.prepare_request(request.settings, request.parameters)
-    attributes.update(helpers['model_attributes'](request.model))
-    attributes.update(helpers['model_request_parameters_attributes'](parameters, include_content=bodies))
-    if definitions := helpers['build_tool_definitions'](parameters):
-        attributes['gen_ai.tool.definitions'] = to_json(definitions).decode()
-    attributes.update(helpers['model_settings_attributes'](settings))
-    if response is None:  # no answer: pydantic-ai's span then describes the empty response it got
-        response = ModelResponse(parts=[], model_name=request.model.model_name)
-    into: Any = _Attributes(attributes)  # all `handle_messages` does with its span is set attributes
-    _settings(bodies).handle_messages(list(request.messages), response, into, parameters)
-    model = response.model_name or request.model.model_name
-    price = helpers['response_price_calculation'](response)
-    attributes.update(helpers['response_attributes'](response, model, price))
-    return attributes
-
-
-def _span(
-    name: str,
-    attributes: dict[str, Any],
-    started: int,
-    ended: int,
-    error: BaseException | None,
-    trace_id: int,
-    parent: int,
-    span_id: int | None = None,
-) -> ReadableSpan:
-    """The span pydantic-ai's instrumentation would have ended, its error recorded as it records one
-    with contents on: a tree without bodies still says what failed and why (the texts are redacted of
-    secrets when the row is written)."""
-    events: list[Event] = []
-    status = Status(StatusCode.UNSET)
-    if error is not None:
-        kind = type(error)
-        type_name = (
-            kind.__qualname__ if kind.__module__ == 'builtins' else f'{kind.__module__}.{kind.__qualname__}'
-        )
-        details = {'exception.type': type_name, 'exception.message': str(error)}
-        events.append(Event('exception', details, ended))
-        status = Status(StatusCode.ERROR, f'{kind.__name__}: {error}')
-    return ReadableSpan(
-        name=name,
-        context=SpanContext(
-            trace_id, span_id if span_id is not None else random.getrandbits(64), is_remote=False
-        ),
-        parent=SpanContext(trace_id, parent, is_remote=False) if parent else None,
-        attributes=attributes,
-        events=events,
-        status=status,
-        start_time=started,
-        end_time=ended,
-    )
-
-
-def _json(value: Any) -> str:
-    return to_json(value, fallback=str).decode()
 
 
 def _hex(value: int, width: int) -> str:
