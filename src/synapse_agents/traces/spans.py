@@ -10,6 +10,7 @@ records one with contents on. The rows are then made from it as from an instrume
 from __future__ import annotations
 
 import random
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -76,7 +77,9 @@ def call_attributes(request: Request, response: ModelResponse | None, bodies: bo
     if helpers is None:
         return attributes
     # As the span does: the request as the model prepares it (which warned once already, when sent).
-    with helpers['suppress_warnings']():
+    # It prepared the same to send it; should it refuse now, the request as the hooks saw it is kept.
+    settings, parameters = request.settings, request.parameters
+    with suppress(Exception), helpers['suppress_warnings']():
         settings, parameters = request.model.prepare_request(request.settings, request.parameters)
     attributes.update(helpers['model_attributes'](request.model))
     attributes.update(helpers['model_request_parameters_attributes'](parameters, include_content=bodies))
@@ -131,4 +134,5 @@ def ended_span(
 
 
 def as_json(value: Any) -> str:
+    """`value` as JSON text (what cannot be serialised, as its `str`)."""
     return to_json(value, fallback=str).decode()
