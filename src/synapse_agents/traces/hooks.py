@@ -108,6 +108,9 @@ class RunTrace(AbstractCapability[Any]):
     _request: Request | None = field(default=None, init=False)
     _input_tokens: int = field(default=0, init=False)
     _output_tokens: int = field(default=0, init=False)
+    _messages_json: dict[int, Any] = field(default_factory=dict, init=False)
+    """Its model calls' message JSON, reused from one call to the next (only the writer thread,
+    which builds a run's spans one after another, touches it)."""
 
     async def wrap_run(self, ctx: RunContext[Any], *, handler: Any) -> Any:
         started = time.time_ns()
@@ -187,11 +190,11 @@ class RunTrace(AbstractCapability[Any]):
         holder = self._holder
         if holder is None:
             return
-        bodies = self.sink.bodies
+        bodies, messages_json = self.sink.bodies, self._messages_json
         trace_id, parent = holder.trace_id, holder.span_id
 
         def span() -> ReadableSpan:
-            attributes = call_attributes(request, response, bodies)
+            attributes = call_attributes(request, response, bodies, messages_json)
             return ended_span(
                 f'chat {request.model.model_name}',
                 attributes,

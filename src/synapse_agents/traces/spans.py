@@ -70,8 +70,13 @@ class _Attributes:
         self.into.update(attributes)
 
 
-def call_attributes(request: Request, response: ModelResponse | None, bodies: bool) -> dict[str, Any]:
-    """A model request span's attributes as pydantic-ai's instrumentation sets them (writer thread)."""
+def call_attributes(
+    request: Request, response: ModelResponse | None, bodies: bool, messages_json: dict[int, Any]
+) -> dict[str, Any]:
+    """A model request span's attributes as pydantic-ai's instrumentation sets them (writer thread).
+
+    `messages_json` is the run's cache of its messages' JSON (pydantic-ai's own, one per run): each
+    request then serialises only the messages the one before it did not send."""
     helpers = instrumentation_helpers()
     attributes: dict[str, Any] = {'gen_ai.operation.name': MODEL}
     if helpers is None:
@@ -89,7 +94,9 @@ def call_attributes(request: Request, response: ModelResponse | None, bodies: bo
     if response is None:  # no answer: pydantic-ai's span then describes the empty response it got
         response = ModelResponse(parts=[], model_name=request.model.model_name)
     into: Any = _Attributes(attributes)  # all `handle_messages` does with its span is set attributes
-    _settings(bodies).handle_messages(list(request.messages), response, into, parameters)
+    _settings(bodies).handle_messages(
+        list(request.messages), response, into, parameters, message_json_cache=messages_json
+    )
     model = response.model_name or request.model.model_name
     price = helpers['response_price_calculation'](response)
     attributes.update(helpers['response_attributes'](response, model, price))
