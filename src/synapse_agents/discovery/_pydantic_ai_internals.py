@@ -179,8 +179,8 @@ INFER_MODEL = PrivateName(
 
 _TRACE_HOOKS = 'trace trees from hooks'
 _TRACE_HOOKS_LOST = (
-    "runs are traced through pydantic-ai's OpenTelemetry instrumentation instead, which costs each "
-    'turn about 2 ms more'
+    "runs are traced through pydantic-ai's OpenTelemetry instrumentation instead, which cost a turn "
+    'about 2.5 ms more (docs/benchmarks.md)'
 )
 INSTRUMENTATION_HELPERS: tuple[PrivateName, ...] = (
     *(
