@@ -34,7 +34,7 @@ from synapse_agents.store import Store
 from synapse_agents.web.app import create_app
 from synapse_agents.web.server import DEMO_TARGET
 
-pytest_plugins = ['fixtures.databases']
+pytest_plugins = ['fixtures.databases', 'fixtures.synapses']
 
 # No test may reach a real provider; FunctionModel, TestModel and the demo model still work.
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False

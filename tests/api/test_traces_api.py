@@ -38,7 +38,6 @@ from synapse_agents import Synapse
 from synapse_agents.conversations.tables import Message
 from synapse_agents.runtime.conversation import Reply
 from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
-from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool
 
@@ -177,21 +176,6 @@ THREE_LEVELS = run_node('a', call_node('a-model'), tool_node('ask_b', B_RUN), ca
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def synapse_of(database_url: str, store: Store) -> Iterator[Callable[..., Synapse]]:
-    """A factory of `Synapse`s on the test's database with these settings; closed after the test."""
-    opened: list[Synapse] = []
-
-    def make(**settings: Any) -> Synapse:
-        overrides = {'database_url': database_url, 'agents': [], **settings}
-        opened.append(Synapse(settings=load_settings(overrides)))
-        return opened[-1]
-
-    yield make
-    for syn in opened:
-        syn.close_sync()
 
 
 def send(syn: Synapse, agent: Any, message: str = 'hello', **options: Any) -> Reply:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 from pydantic_ai import Agent
@@ -28,6 +27,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
 from chat_helpers import agent_catalog
+from fixtures.synapses import ENDPOINT
 from synapse_agents import Synapse
 from synapse_agents.runtime.root import SynapseRuntime as SynapseContext
 from synapse_agents.settings import LoadedSettings, load_settings
@@ -41,21 +41,6 @@ from synapse_agents.traces import rows as rows_module
 TRACES = '/api/traces'
 EVENT = 'every.turn'
 SUMMARISER = 'synapse_agents.demo.agents.summariser'
-
-
-@pytest.fixture
-def synapse_of(database_url: str, store: Store) -> Iterator[Callable[..., Synapse]]:
-    opened: list[Synapse] = []
-
-    def make(**settings: Any) -> Synapse:
-        opened.append(
-            Synapse(settings=load_settings({'database_url': database_url, 'agents': [], **settings}))
-        )
-        return opened[-1]
-
-    yield make
-    for syn in opened:
-        syn.close_sync()
 
 
 def _tooling(name: str) -> Agent[None, str]:
@@ -205,8 +190,6 @@ def test_a_task_run_records_its_tree_and_its_bodies_only_with_debug(
 
 # -- a failed model call is an error ------------------------------------------------------
 
-ENDPOINT = 'http://127.0.0.1:9/v1/traces'  # never reached: the exporter of this endpoint is in memory
-
 
 def _failing(name: str, error: Exception) -> Agent[None, str]:
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -218,14 +201,6 @@ def _failing(name: str, error: Exception) -> Agent[None, str]:
 
     model = FunctionModel(respond, stream_function=stream, model_name=f'{name}-model')
     return Agent(model, name=name)
-
-
-@pytest.fixture
-def exported(monkeypatch: pytest.MonkeyPatch) -> InMemorySpanExporter:
-    """The spans Synapse exports to `ENDPOINT`, caught in memory where its OTLP exporter would be."""
-    spans = InMemorySpanExporter()
-    monkeypatch.setitem(provider._EXPORTS._exporters, ENDPOINT, SimpleSpanProcessor(spans))
-    return spans
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,10 @@ import json
 import re
 import sys
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.exceptions import ModelHTTPError
@@ -28,15 +27,14 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from pydantic_ai.models.test import TestModel
 from sqlalchemy import select
 
+from fixtures.synapses import ENDPOINT
 from synapse_agents import Synapse
 from synapse_agents.discovery import _pydantic_ai_internals as internals
 from synapse_agents.discovery import degraded_features
-from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.traces import hooks, provider
 from synapse_agents.traces.tables import DebugLog, TraceRun, TraceTool
 
-ENDPOINT = 'http://127.0.0.1:9/v1/traces'  # never reached: its exporter is in memory
 _GENERATED_ID = re.compile(r'pyd_ai_[0-9a-f]{32}')
 """A tool call id pydantic-ai made up (each run its own)."""
 VARIES = {
@@ -57,28 +55,6 @@ VARIES = {
     'data',
     'data_bytes',
 }
-
-
-@pytest.fixture
-def exported(monkeypatch: pytest.MonkeyPatch) -> InMemorySpanExporter:
-    spans = InMemorySpanExporter()
-    monkeypatch.setitem(provider._EXPORTS._exporters, ENDPOINT, SimpleSpanProcessor(spans))
-    return spans
-
-
-@pytest.fixture
-def synapse_of(database_url: str) -> Iterator[Callable[..., Synapse]]:
-    opened: list[Synapse] = []
-
-    def make(**settings: Any) -> Synapse:
-        opened.append(
-            Synapse(settings=load_settings({'database_url': database_url, 'agents': [], **settings}))
-        )
-        return opened[-1]
-
-    yield make
-    for syn in opened:
-        syn.close_sync()
 
 
 def _helper() -> Agent[None, str]:

@@ -36,7 +36,6 @@ from sqlalchemy import func, select
 from chat_helpers import decode
 from synapse_agents import Synapse
 from synapse_agents.runtime.conversation import Reply
-from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.traces import provider
 from synapse_agents.traces.rows import unpack
@@ -208,21 +207,6 @@ def three_levels() -> Agent[None, str]:
 
 SPANS_OF_THREE_LEVELS = 10
 """3 runs, 5 model calls, 2 tool calls."""
-
-
-@pytest.fixture
-def synapse_of(database_url: str, store: Store) -> Iterator[Callable[..., Synapse]]:
-    """A factory of `Synapse`s on the test's database with these settings; closed after the test."""
-    opened: list[Synapse] = []
-
-    def make(**settings: Any) -> Synapse:
-        overrides = {'database_url': database_url, 'agents': [], **settings}
-        opened.append(Synapse(settings=load_settings(overrides)))
-        return opened[-1]
-
-    yield make
-    for syn in opened:
-        syn.close_sync()
 
 
 def send(syn: Synapse, agent: Any, message: str = 'hello', origin: str = 'playground') -> Reply:

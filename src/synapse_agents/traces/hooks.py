@@ -129,10 +129,11 @@ class RunTrace(AbstractCapability[Any]):
                 _HOLDER.reset(token)
             if self._request is not None:  # a request that got no answer: its run's error is its own
                 self._submit_call(self._request, None, time.time_ns())
+            name = _agent_name(ctx)
             attributes: dict[str, Any] = {
                 'gen_ai.operation.name': RUN,
-                'gen_ai.agent.name': _agent_name(ctx),
-                'agent_name': _agent_name(ctx),
+                'gen_ai.agent.name': name,
+                'agent_name': name,
                 'gen_ai.agent.call.id': holder.run.place.run_id,
                 'model_name': ctx.model.model_name if ctx.model else 'no-model',
                 'gen_ai.aggregated_usage.input_tokens': self._input_tokens,
@@ -178,15 +179,13 @@ class RunTrace(AbstractCapability[Any]):
     ) -> ModelResponse:
         ended = time.time_ns()
         request = self._request or as_sent(request_context, ended)
-        # A later attempt of the same request (a retry) starts when this one ended.
-        self._request = None
         self._input_tokens += response.usage.input_tokens
         self._output_tokens += response.usage.output_tokens
         self._submit_call(request, response, ended)
         return response
 
     def _submit_call(self, request: Request, response: ModelResponse | None, ended: int) -> None:
-        self._request = None
+        self._request = None  # a later attempt of the same request (a retry) starts when this one ended
         holder = self._holder
         if holder is None:
             return
