@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
     ModelResponse,
     SystemPromptPart,
     TextPart,
+    ToolCallPart,
     UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestContext, ModelRequestParameters
@@ -392,6 +393,40 @@ async def test_an_app_agent_with_the_capability_writes_its_own_ledger_and_is_hel
     }
     assert all(r.cost == CALL_COST and r.conversation_id is None and r.run_id for r in ledger)
     assert rows(store, SpendingReservation) == [] and len(rows(store, SpendingOverrun)) == 1
+
+
+async def test_a_request_is_not_refused_for_the_worst_case_of_one_whose_ledger_row_is_still_queued(
+    store: Store,
+) -> None:
+    """The first request reserves 0.1 (its worst case) and costs 0.001; its ledger row waits on the
+    queue (a long linger). Judged against that reservation the second request (0.1 more) would pass the
+    0.15 limit; it is judged again once the row is committed, and passes, with no overrun logged."""
+    add_price(store)
+    add_limit(store, 'tenant', 'org:app', '0.15')
+    writes = WriteQueue(store, linger=60)
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(
+                parts=[ToolCallPart('noop', {}, 'call-1')], usage=RequestUsage(output_tokens=1)
+            )
+        return ModelResponse(parts=[TextPart('ok')], usage=RequestUsage(output_tokens=1))
+
+    agent = priced_agent(FunctionModel(answer, model_name=PRICED))
+
+    @agent.tool_plain
+    def noop() -> str:
+        return 'done'
+
+    spending = Spending(store, writes=writes, tenant='org:app', user='user:9')
+    try:
+        result = await agent.run('Hi', capabilities=[spending])
+        await writes.drain()
+    finally:
+        writes.close()
+    assert result.output == 'ok'
+    assert [r.cost for r in rows(store, LlmCall)] == [Decimal('0.001')] * 2
+    assert rows(store, SpendingOverrun) == [] and rows(store, SpendingReservation) == []
 
 
 # -- a limit saved while a turn runs ------------------------------------------------------------

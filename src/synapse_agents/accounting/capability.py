@@ -327,9 +327,15 @@ class Spending(AbstractCapability[Any]):
             # One writer per process on SQLite: the queue's transaction holds the write lock.
             return await self.writes.run(decide)
         if self.writes is not None:
-            # The turn's earlier requests (its nested runs' included) are settled first, so a
-            # reservation is never judged against one that is already a (cheaper) ledger row.
-            await self.writes.run(_nothing)
+            # The turn's earlier requests (its nested runs' included) may still be queued, their
+            # reservations (worst cases) not yet replaced by their (cheaper) ledger rows. Judged
+            # against those the call may pass, never overspend; should it be refused, they are
+            # committed first and the call judged again, so a refusal is never due to them.
+            provisional = partial(limits.reserve, request=request, settings=settings, final=False)
+            try:
+                return await anyio.to_thread.run_sync(_in_transaction, self.store, provisional)
+            except limits.WouldRefuse:
+                await self.writes.run(_nothing)
         return await anyio.to_thread.run_sync(_in_transaction, self.store, decide)
 
     # -- helpers -------------------------------------------------------------------------------

@@ -28,18 +28,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Integer,
     bindparam,
     delete,
     func,
     insert,
-    inspect,
-    literal,
+    literal_column,
     or_,
     select,
     type_coerce,
@@ -50,7 +50,7 @@ from ..corrupt import CorruptRow, unreadable_amount
 from ..settings import Settings
 from ..store.engine import writer
 from ..store.ids import new_id
-from ..store.prepared import first_row
+from ..store.prepared import execute, first_row
 from ..store.schema import Money, utcnow
 from .ledger_writes import record_llm_call, release_reservation
 from .pricing import convert
@@ -65,28 +65,58 @@ SLIDING = {'sliding_day': timedelta(days=1), 'sliding_month': timedelta(days=30)
 RESERVATION_TTL = timedelta(minutes=15)
 """How long a reservation counts when its call never ends (its process died): the sweep removes it."""
 
-_LEDGER_COLUMN = {
-    'tenant': LlmCall.tenant,
-    'user': LlmCall.user,
-    'agent': LlmCall.agent_key,
-    'preset': LlmCall.preset,
-}
-_RESERVED_COLUMN = {
-    'tenant': SpendingReservation.tenant,
-    'user': SpendingReservation.user,
-    'agent': SpendingReservation.agent_key,
-    'preset': SpendingReservation.preset,
-}
-
-_LIMIT_COLUMNS = tuple(inspect(SpendingLimit).columns)
 UNREADABLE = 'amount is not a number'
 REFUSED = 'every model call this limit applies to is refused until its amount is changed'
+
+
+class LimitTerms(Protocol):
+    """What deciding a limit reads of it: a `SpendingLimit` row, or the `Limit` a reservation reads."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+    @property
+    def scope_id(self) -> str: ...
+    @property
+    def period(self) -> str: ...
+    @property
+    def amount(self) -> Decimal: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def timezone(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """An enabled limit as a reservation reads it: its terms only, a plain value (no ORM state)."""
+
+    id: str
+    scope: str
+    scope_id: str
+    period: str
+    amount: Decimal
+    currency: str
+    timezone: str
+
+
+_LIMIT_COLUMNS = (
+    SpendingLimit.id,
+    SpendingLimit.scope,
+    SpendingLimit.scope_id,
+    SpendingLimit.period,
+    SpendingLimit.amount,
+    SpendingLimit.currency,
+    SpendingLimit.timezone,
+)
+_INSERT_RESERVATION = insert(SpendingReservation.__table__)  # type: ignore[arg-type]
 
 
 # -- windows -----------------------------------------------------------------------------------
 
 
-def window(limit: SpendingLimit, now: datetime) -> tuple[datetime, datetime]:
+def window(limit: LimitTerms, now: datetime) -> tuple[datetime, datetime]:
     """The limit's current window `[start, end)` in UTC.
 
     A calendar day or month starts at local midnight in the limit's time zone, so a day across a
@@ -113,13 +143,22 @@ def window(limit: SpendingLimit, now: datetime) -> tuple[datetime, datetime]:
 # -- consumption -------------------------------------------------------------------------------
 
 
-def _held(found: Sequence[SpendingLimit], now: datetime) -> tuple[Any, dict[str, Any]]:
-    """Per limit (its index in `found`) and currency: the ledger's spend in its window and the live
-    reservations of its scope, all in one statement (one snapshot, one round trip); with its
-    parameters. The statement depends only on the limits' scopes and kinds of window, so it is
-    built once for each such shape and its compiled form is reused."""
+_LEDGER = LlmCall.__table__.alias('l')
+_RESERVED = SpendingReservation.__table__.alias('r')
+# Short aliases keep the statement for ten limits short enough for the driver's own statement
+# cache (psycopg converts a query of more than 4 KB again at every call).
+_LEDGER_COLUMN = {'tenant': 'tenant', 'user': 'user', 'agent': 'agent_key', 'preset': 'preset'}
+
+
+def _held(found: Sequence[LimitTerms], now: datetime) -> tuple[Any, dict[str, Any], list[list[int]]]:
+    """The statement of what the limits' windows hold, its parameters, and which limits (their
+    indexes in `found`) share each scope. It returns `(part, currency, amount)` rows: part `i < n`
+    is the ledger's spend in limit `i`'s window, part `n + g` the live reservations of scope `g`
+    (counted once per scope, however many of its limits there are). One statement: one snapshot,
+    one round trip. It depends only on the limits' scopes and kinds of window, so it is built once
+    for each such shape and its compiled form is reused."""
     moment = _aware(now)
-    shape = tuple((limit.scope, limit.period in SLIDING) for limit in found)
+    groups: dict[tuple[str, str], list[int]] = {}
     params: dict[str, Any] = {'now': moment}
     for index, limit in enumerate(found):
         start, end = window(limit, moment)
@@ -127,57 +166,67 @@ def _held(found: Sequence[SpendingLimit], now: datetime) -> tuple[Any, dict[str,
         params[f'start_{index}'] = start
         if limit.period not in SLIDING:
             params[f'end_{index}'] = end
-    return _held_statement(shape), params
+        groups.setdefault((limit.scope, limit.scope_id), []).append(index)
+    shape = (
+        tuple((limit.scope, limit.period in SLIDING) for limit in found),
+        tuple((scope, members[0]) for (scope, _id), members in groups.items()),
+    )
+    return _held_statement(*shape), params, list(groups.values())
 
 
 @lru_cache(maxsize=256)
-def _held_statement(shape: tuple[tuple[str, bool], ...]) -> Any:
+def _held_statement(limits: tuple[tuple[str, bool], ...], scopes: tuple[tuple[str, int], ...]) -> Any:
+    ledger, reserved = _LEDGER.c, _RESERVED.c
+    when = ledger.created_at.type
     parts: list[Any] = []
-    for index, (scope, sliding) in enumerate(shape):
-        spent = select(
-            literal(index).label('limit'), LlmCall.currency.label('currency'), LlmCall.cost.label('amount')
-        ).where(
-            _LEDGER_COLUMN[scope] == bindparam(f'id_{index}'),
-            LlmCall.cost.is_not(None),
-            LlmCall.created_at >= bindparam(f'start_{index}', type_=LlmCall.created_at.type),
+    for index, (scope, sliding) in enumerate(limits):
+        spent = select(_part(index), ledger.currency, ledger.cost.label('amount')).where(
+            ledger[_LEDGER_COLUMN[scope]] == bindparam(f'id_{index}'),
+            ledger.cost.is_not(None),
+            ledger.created_at >= bindparam(f'start_{index}', type_=when),
         )
         if not sliding:
             # A sliding window has no upper bound: a row stamped by a clock a little ahead still counts.
-            spent = spent.where(LlmCall.created_at < bindparam(f'end_{index}', type_=LlmCall.created_at.type))
-        reserved = select(
-            literal(index).label('limit'),
-            SpendingReservation.currency.label('currency'),
-            SpendingReservation.amount.label('amount'),
-        ).where(
-            _RESERVED_COLUMN[scope] == bindparam(f'id_{index}'),
-            SpendingReservation.expires_at > bindparam('now', type_=SpendingReservation.expires_at.type),
+            spent = spent.where(ledger.created_at < bindparam(f'end_{index}', type_=when))
+        parts.append(spent)
+    for group, (scope, first) in enumerate(scopes):
+        parts.append(
+            select(_part(len(limits) + group), reserved.currency, reserved.amount).where(
+                reserved[_LEDGER_COLUMN[scope]] == bindparam(f'id_{first}'),
+                reserved.expires_at > bindparam('now', type_=reserved.expires_at.type),
+            )
         )
-        parts += [spent, reserved]
-    both = union_all(*parts).subquery()
+    both = union_all(*parts).subquery('u')
     total = type_coerce(func.sum(type_coerce(both.c.amount, Money())), Money())
-    return select(both.c.limit, both.c.currency, total).group_by(both.c.limit, both.c.currency)
+    return select(both.c.part, both.c.currency, total).group_by(both.c.part, both.c.currency)
+
+
+def _part(number: int) -> Any:
+    return literal_column(str(number), Integer).label('part')
 
 
 def consumptions_in(
-    connection: Connection, found: Sequence[SpendingLimit], now: datetime, settings: Settings
+    connection: Connection, found: Sequence[LimitTerms], now: datetime, settings: Settings
 ) -> list[Decimal]:
     """What each limit's current window holds, in its currency (one statement for them all)."""
     consumed = [Decimal(0) for _ in found]
     if not found:
         return consumed
-    statement, params = _held(found, now)
-    for index, currency, amount in connection.execute(statement, params).all():
+    statement, params, groups = _held(found, now)
+    held: dict[tuple[int, str], Decimal] = {}  # summed per currency first, then converted once
+    for part, currency, amount in connection.execute(statement, params).all():
         if amount is None:
             continue
-        converted = convert(Decimal(amount), currency, found[index].currency, settings)
+        for index in [part] if part < len(found) else groups[part - len(found)]:
+            held[index, currency] = held.get((index, currency), Decimal(0)) + Decimal(amount)
+    for (index, currency), amount in held.items():
+        converted = convert(amount, currency, found[index].currency, settings)
         if converted is not None:
             consumed[index] += converted
     return consumed
 
 
-def consumption(
-    store: Store, limit: SpendingLimit, now: datetime, settings: Settings | None = None
-) -> Decimal:
+def consumption(store: Store, limit: LimitTerms, now: datetime, settings: Settings | None = None) -> Decimal:
     """What the limit's current window holds: spent (ledger) plus reserved (live), in its currency.
 
     `settings` give the rates for amounts in other currencies (their defaults when left out)."""
@@ -277,7 +326,7 @@ class Request:
 class Refusal:
     """A limit the call would pass (its overrun row is written)."""
 
-    limit: SpendingLimit
+    limit: LimitTerms
     consumed: Decimal
     estimated: Decimal
 
@@ -296,7 +345,7 @@ class Decision:
         return bool(self.refusals)
 
 
-def _check_readable(found: Sequence[SpendingLimit]) -> None:
+def _check_readable(found: Sequence[LimitTerms]) -> None:
     """A limit whose amount cannot be read lets nothing through (`CorruptRow` names it)."""
     for limit in found:
         if unreadable_amount(limit.amount):
@@ -317,7 +366,7 @@ def reached(
     with store.read() as session:
         connection = session.connection()
         query = select(*_LIMIT_COLUMNS).where(condition).order_by(SpendingLimit.id)
-        found = [SpendingLimit(**row._mapping) for row in connection.execute(query).all()]
+        found = [Limit(*row) for row in connection.execute(query).all()]
         _check_readable(found)
         consumed = consumptions_in(connection, found, moment, settings or _defaults())
     return [
@@ -327,19 +376,30 @@ def reached(
     ]
 
 
+class WouldRefuse(Exception):
+    """A provisional `reserve` would refuse the call: nothing is written (see `reserve`)."""
+
+
 def reserve(
-    connection: Connection, request: Request, settings: Settings, now: datetime | None = None
+    connection: Connection,
+    request: Request,
+    settings: Settings,
+    now: datetime | None = None,
+    *,
+    final: bool = True,
 ) -> Decision:
     """Check every applicable limit and reserve the call's worst case against them, or refuse it.
 
     Runs in the caller's write transaction (`BEGIN IMMEDIATE` on SQLite); never raises for a
-    refusal, so the overrun rows it writes commit with the transaction."""
+    refusal, so the overrun rows it writes commit with the transaction. Not `final`, it raises
+    `WouldRefuse` instead of refusing (the caller rolls back and decides again, finally, once what
+    might change the answer is committed)."""
     moment = _aware(now or utcnow())
     ids = request.subject.ids()
     if not ids:
         return Decision()
     locked = connection.execute(_limits_of(tuple(ids)), _scope_params(ids)).all()
-    limits = [SpendingLimit(**row._mapping) for row in locked]
+    limits = [Limit(*row) for row in locked]
     if not limits:
         return Decision()
     _check_readable(limits)
@@ -351,23 +411,27 @@ def reserve(
         if consumed + estimated > limit.amount:
             refusals.append(Refusal(limit, consumed, estimated))
     if refusals:
+        if not final:
+            raise WouldRefuse()
         for refusal in refusals:
             connection.execute(insert(SpendingOverrun).values(**_overrun(refusal, request, moment)))
         return Decision(refusals=refusals, limits=len(limits))
     reservation_id = new_id()
-    connection.execute(
-        insert(SpendingReservation).values(
-            id=reservation_id,
-            run_id=request.run_id,
-            tenant=request.subject.tenant,
-            user=request.subject.user,
-            agent_key=request.subject.agent,
-            preset=request.subject.preset,
-            amount=request.amount,
-            currency=request.currency,
-            created_at=moment,
-            expires_at=moment + request.ttl,
-        )
+    execute(
+        connection,
+        _INSERT_RESERVATION,
+        {
+            'id': reservation_id,
+            'run_id': request.run_id,
+            'tenant': request.subject.tenant,
+            'user': request.subject.user,
+            'agent_key': request.subject.agent,
+            'preset': request.subject.preset,
+            'amount': request.amount,
+            'currency': request.currency,
+            'created_at': moment,
+            'expires_at': moment + request.ttl,
+        },
     )
     return Decision(reservation_id=reservation_id, limits=len(limits))
 

@@ -157,7 +157,12 @@ class WriteQueue:
 
     async def run(self, op: WriteOp[T]) -> T:
         """Queue `op`, commit it with everything queued before it, and wait without blocking the loop."""
-        return await asyncio.wrap_future(self._put(op, urgent=True))
+        return await asyncio.wrap_future(self.start(op))
+
+    def start(self, op: WriteOp[T]) -> Future[T]:
+        """Queue `op` to be committed at once with everything queued before it, as `run` does,
+        without waiting: the returned future resolves once it is committed."""
+        return self._put(op, urgent=True)
 
     async def drain(self) -> None:
         """Wait until everything queued so far is committed (on both lanes)."""
@@ -357,7 +362,7 @@ class TurnWrites:
     def start(self, op: WriteOp[T]) -> Future[T]:
         """Queue `op` to be committed at once with everything queued before it, as `run` does,
         without waiting: await the returned future (`asyncio.wrap_future`) when its outcome is needed."""
-        future = self.queue._put(op, urgent=True)
+        future = self.queue.start(op)
         future.add_done_callback(self._done)
         return future
 
