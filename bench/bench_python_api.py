@@ -9,8 +9,11 @@ Same agents, same prompts, interleaved in one run (direct, api, direct, api, ...
   queue, the final write committed before `send` returns.
 
 Agents (FunctionModel, no network): `text` streams 20 text chunks; `tools` makes 10 tool calls in
-one step, then streams 20 chunks. Two shapes of turn: the first turn of a new conversation, and the
-sixth turn of one (five earlier turns of history, which direct gets as `message_history`).
+one step, then streams 20 chunks. Three shapes of turn: the first turn of a new conversation; the
+sixth turn of one, sent by the `Conversation` object that sent the first five (`6th turn`); and the
+sixth turn of one opened again by its id first (`6th, reopened`: `synapse.conversation(agent,
+id=...)` then `send`, as a web app does per request). Direct gets the five earlier turns as
+`message_history`.
 Reported: p50 / p95 ms per turn and the difference (api - direct).
 
     python bench/bench_python_api.py                      # SQLite, and PostgreSQL when reachable
@@ -114,14 +117,16 @@ async def timed(call: Callable[[], Awaitable[Any]]) -> float:
 
 
 async def one_sample(
-    syn: Synapse, agent: Agent[None, str], history: list[ModelMessage], long_id: str
+    syn: Synapse, agent: Agent[None, str], history: list[ModelMessage], kept: Any, long_id: str
 ) -> dict[tuple[str, str], float]:
     """One turn each way and shape, interleaved: ms keyed by (shape, way)."""
     return {
         ('new', 'direct'): await timed(lambda: _direct(agent, 'hello', [])),
         ('new', 'api'): await timed(lambda: _send(syn, agent, 'hello', tenant=('bench', '1'))),
         ('6th turn', 'direct'): await timed(lambda: _direct(agent, 'again', history)),
-        ('6th turn', 'api'): await timed(lambda: _send(syn, agent, 'again', id=long_id)),
+        ('6th turn', 'api'): await timed(lambda: kept.send('again')),
+        ('6th, reopened', 'direct'): await timed(lambda: _direct(agent, 'again', history)),
+        ('6th, reopened', 'api'): await timed(lambda: _send(syn, agent, 'again', id=long_id)),
     }
 
 
@@ -151,15 +156,18 @@ async def measure(
             history: list[ModelMessage] = []
             for turn in range(HISTORY_TURNS):
                 history.extend(await _direct(agent, f'turn {turn}', history))
+            kept: list[Any] = []
             long_ids: list[str] = []
             for _ in range(warmup + runs):
-                conv = await syn.conversation(agent, tenant=('bench', '1'))
-                for turn in range(HISTORY_TURNS):
-                    await conv.send(f'turn {turn}')
-                assert conv.id is not None
-                long_ids.append(conv.id)
+                for _shape in ('kept', 'reopened'):
+                    conv = await syn.conversation(agent, tenant=('bench', '1'))
+                    for turn in range(HISTORY_TURNS):
+                        await conv.send(f'turn {turn}')
+                    assert conv.id is not None
+                    kept.append(conv)
+                long_ids.append(kept.pop().id)
             for index in range(warmup + runs):
-                times = await one_sample(syn, agent, history, long_ids[index])
+                times = await one_sample(syn, agent, history, kept[index], long_ids[index])
                 if index >= warmup:
                     for (shape, way), elapsed in times.items():
                         samples.setdefault((name, shape, way), []).append(elapsed)

@@ -176,6 +176,36 @@ async def test_another_tenant_cannot_continue_and_reads_nothing(synapse: Synapse
     assert Scope.from_columns(conversation_row(database_url, reply.conversation_id)).actor is None
 
 
+async def test_a_conversation_opened_again_is_checked_from_memory_and_its_deletion_still_refuses_the_turn(
+    synapse: Synapse, database_url: str
+) -> None:
+    agent, seen = echo_agent()
+    other, _ = echo_agent('other')
+    async with synapse as syn:
+        reply = await (await syn.conversation(agent, tenant=FIRM, subject=CASE)).send('one')
+        conversation_id = reply.conversation_id
+        assert (await syn.conversation(agent, id=conversation_id)).scope.subject == CASE  # read once
+        # Opened again: the agent and the stored scope are still checked, from memory.
+        with pytest.raises(ScopeMismatch, match='tenant'):
+            await syn.conversation(agent, id=conversation_id, tenant=('firm', '8'))
+        with pytest.raises(WrongAgent):
+            await syn.conversation(other, id=conversation_id)
+        store = opened(database_url)
+        try:
+            ConversationRepository(store).delete(conversation_id)
+        finally:
+            store.close()
+        conv = await syn.conversation(agent, id=conversation_id, tenant=FIRM)
+        with pytest.raises(ConversationNotFound):
+            await conv.send('two')
+    assert seen == [['one']]  # the refused turn ran nothing
+    store = opened(database_url)
+    try:
+        assert store.counts()['conversations'] == 0 and store.counts()['messages'] == 0
+    finally:
+        store.close()
+
+
 async def test_unknown_ids_agents_and_scopes_raise_before_anything_is_stored(
     synapse: Synapse, database_url: str
 ) -> None:

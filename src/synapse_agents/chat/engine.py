@@ -27,7 +27,7 @@ from pydantic_ai.messages import AgentStreamEvent, ModelMessage
 from pydantic_ai.models import Model
 
 from ..accounting.pricing import pricer
-from ..conversations.decisions import AwaitingCall, Claim, awaiting_calls, claim_decisions
+from ..conversations.decisions import AwaitingCall, Claim, awaiting_calls_in, claim_decisions
 from ..conversations.deferred import (
     Decisions,
     check_answers,
@@ -36,8 +36,7 @@ from ..conversations.deferred import (
     waiting_call,
     waiting_text,
 )
-from ..conversations.repository import ConversationRepository
-from ..conversations.tables import Conversation
+from ..conversations.repository import FACTS
 from ..corrupt import CorruptRow, json_problem
 from ..errors import (
     ApprovalPending,
@@ -63,7 +62,7 @@ from ..traces.hooks import current_place
 from .attachments import SavedAttachment, save_uploads
 from .deps import ServerDeps
 from .prepared import PreparedTurn
-from .replay import load_history, paused_history
+from .replay import history_in, paused_history
 from .request import InputLimits, TurnRequest, check_input
 from .sub_agents import followers
 from .turn import DepsUnavailable, TurnStream, remove_files
@@ -198,16 +197,17 @@ class ChatEngine:
         trip to a thread (blocking). Each read happens only once the checks before it passed: the
         history is never read for a conversation of another agent or scope."""
         target = turn.target
-        conversation = ConversationRepository(self.store).get(conversation_id)
-        scope = _check_conversation(conversation, conversation_id, target.slug, turn.scope)
-        _check_access(target, scope, turn.origin)
-        waiting = awaiting_calls(self.store, conversation_id)
-        _check_waiting(turn, waiting)
-        stored_deps = conversation.deps_values if conversation is not None else None
-        history: list[ModelMessage] = []
-        if not target.stateless:
-            history = load_history(self.store, conversation_id, self.attachments_dir)
-        elif waiting:  # a stateless agent resumes the run that paused, and only that run
+        with self.store.read() as session:  # one read, three statements
+            conversation = session.execute(FACTS, {'id': conversation_id}).first()
+            scope = _check_conversation(conversation, conversation_id, target.slug, turn.scope)
+            _check_access(target, scope, turn.origin)
+            waiting = awaiting_calls_in(session, conversation_id)
+            _check_waiting(turn, waiting)
+            stored_deps = conversation.deps_values if conversation is not None else None
+            history: list[ModelMessage] = []
+            if not target.stateless:
+                history = history_in(session, conversation_id, self.attachments_dir)
+        if target.stateless and waiting:  # a stateless agent resumes the run that paused, and only that run
             history = paused_history(self.store, waiting[0].message_id or '')
         return scope, waiting, stored_deps, history
 
@@ -279,9 +279,7 @@ def _check_waiting(turn: TurnRequest, waiting: list[AwaitingCall]) -> None:
     check_answers(turn.decisions, [waiting_call(c) for c in waiting])
 
 
-def _check_conversation(
-    conversation: Conversation | None, conversation_id: str, slug: str, scope: Scope
-) -> Scope:
+def _check_conversation(conversation: Any, conversation_id: str, slug: str, scope: Scope) -> Scope:
     """The turn's scope, once the conversation is known to exist, to be this agent's and to keep the
     tenant and subject `scope` names (its history is read only after this)."""
     if conversation is None:

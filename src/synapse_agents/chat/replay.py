@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
 
 from ..conversations.decisions import paused_message_run
 from ..conversations.files import resolve_path
@@ -30,21 +31,26 @@ from .attachments import restore_binary
 def load_history(store: Store, conversation_id: str, attachments_dir: Path) -> list[ModelMessage]:
     """The model messages of the conversation's completed turns, oldest first (blocking)."""
     with store.read() as session:
-        rows = session.execute(
-            select(
-                Message.id,
-                Message.run_id,
-                Message.role,
-                Message.status,
-                Message.model_messages,
-                Message.attachments,
-            )
-            .where(
-                Message.conversation_id == conversation_id,
-                Message.role.in_(('user', 'assistant')),
-            )
-            .order_by(Message.id)
-        ).all()
+        return history_in(session, conversation_id, attachments_dir)
+
+
+_TURNS = (
+    select(
+        Message.id,
+        Message.run_id,
+        Message.role,
+        Message.status,
+        Message.model_messages,
+        Message.attachments,
+    )
+    .where(Message.conversation_id == bindparam('conversation_id'), Message.role.in_(('user', 'assistant')))
+    .order_by(Message.id)
+)
+
+
+def history_in(session: Session, conversation_id: str, attachments_dir: Path) -> list[ModelMessage]:
+    """`load_history` in an open read."""
+    rows = session.execute(_TURNS, {'conversation_id': conversation_id}).all()
     files_by_run: dict[str | None, list[bytes]] = {}
     dumped: list[Any] = []
     starts: list[int] = []

@@ -25,7 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy.orm import Session
 
 from ..store.instances import current
 from ..store.repository import Store
@@ -51,22 +52,30 @@ class AwaitingCall:
 def awaiting_calls(store: Store, conversation_id: str) -> list[AwaitingCall]:
     """The conversation's calls that wait for a decision, in the order they were made. Blocking."""
     with store.read() as session:
-        rows = session.execute(
-            select(
-                ToolInvocation.id,
-                ToolInvocation.message_id,
-                ToolInvocation.tool_call_id,
-                ToolInvocation.name,
-                ToolInvocation.arguments,
-                ToolInvocation.provider_status,
-            )
-            .where(ToolInvocation.conversation_id == conversation_id, ToolInvocation.status == AWAITING)
-            .order_by(ToolInvocation.started_at, ToolInvocation.id)
-        ).all()
+        return awaiting_calls_in(session, conversation_id)
+
+
+def awaiting_calls_in(session: Session, conversation_id: str) -> list[AwaitingCall]:
+    """`awaiting_calls` in an open read."""
+    rows = session.execute(_AWAITING, {'conversation_id': conversation_id}).all()
     return [
         AwaitingCall(row_id, message_id, call_id, name, args or {}, kind or 'approval')
         for row_id, message_id, call_id, name, args, kind in rows
     ]
+
+
+_AWAITING = (
+    select(
+        ToolInvocation.id,
+        ToolInvocation.message_id,
+        ToolInvocation.tool_call_id,
+        ToolInvocation.name,
+        ToolInvocation.arguments,
+        ToolInvocation.provider_status,
+    )
+    .where(ToolInvocation.conversation_id == bindparam('conversation_id'), ToolInvocation.status == AWAITING)
+    .order_by(ToolInvocation.started_at, ToolInvocation.id)
+)
 
 
 def paused_message_run(store: Store, message_id: str) -> Any:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Row, bindparam, func, select
 
 from ..accounting import tables as _accounting_tables  # noqa: F401  (the kept ledger, in every report)
 from ..store.ids import is_valid_id
@@ -32,6 +32,19 @@ if TYPE_CHECKING:
     from ..store.repository import Store
 
 _CHUNK = 500
+
+FACTS = select(
+    Conversation.id,
+    Conversation.agent_key,
+    Conversation.tenant_type,
+    Conversation.tenant_id,
+    Conversation.actor_type,
+    Conversation.actor_id,
+    Conversation.subject_type,
+    Conversation.subject_id,
+    Conversation.deps_values,
+).where(Conversation.id == bindparam('id'))
+"""What continuing a conversation reads of it: whose it is, its scope, its stored deps values."""
 
 
 class ConversationRepository:
@@ -66,6 +79,13 @@ class ConversationRepository:
         with self.store.write() as session:
             session.add(conversation)
         return conversation
+
+    def facts(self, conversation_id: str) -> Row[Any] | None:
+        """Whose the conversation is and in which scope, as `FACTS` reads them (None: not stored)."""
+        if not is_valid_id(conversation_id):
+            return None
+        with self.store.read() as session:
+            return session.execute(FACTS, {'id': conversation_id}).first()
 
     def get(self, conversation_id: str) -> Conversation | None:
         if not is_valid_id(conversation_id):

@@ -46,6 +46,10 @@ if TYPE_CHECKING:
     from ..tasks.events import Fired
 
 
+KNOWN_CONVERSATIONS = 4096
+"""How many opened conversations' agent and scope a `Synapse` remembers (the oldest go first)."""
+
+
 class Synapse:
     """An open Synapse for an app: its settings, store and agent catalog, and conversations.
 
@@ -82,6 +86,8 @@ class Synapse:
         self._discover = discover
         self._plugins = plugins
         self._runtime: SynapseRuntime | None = None
+        self._known: dict[str, tuple[str, Scope]] = {}
+        """Conversations opened by id: their agent and stored scope (`_continued_scope`)."""
         self._log_store: SqlConversationStore | None = None
 
     # -- opening and closing -------------------------------------------------------------
@@ -264,13 +270,25 @@ class Synapse:
     # -- agents and scopes ---------------------------------------------------------------
 
     async def _continued_scope(self, conversation_id: str, slug: str, asked: Scope) -> Scope:
+        """The scope a continued conversation's turns run with (its stored agent and scope checked).
+
+        Those never change once stored, so a conversation opened before is checked from memory; one
+        deleted since then is refused by its next turn (`ConversationNotFound`), as the engine
+        reads the conversation again before every turn."""
         if not is_valid_id(conversation_id):
             raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
-        row = await anyio.to_thread.run_sync(ConversationRepository(self.runtime.store).get, conversation_id)
-        if row is None:
-            raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
-        if row.agent_key != slug:
+        known = self._known.get(conversation_id)
+        if known is None:
+            repository = ConversationRepository(self.runtime.store)
+            row = await anyio.to_thread.run_sync(repository.facts, conversation_id)
+            if row is None:
+                raise ConversationNotFound(f'No conversation with id {shown_id(conversation_id)}.')
+            known = self._known[conversation_id] = (row.agent_key, Scope.stored(row, 'conversations'))
+            if len(self._known) > KNOWN_CONVERSATIONS:
+                self._known.pop(next(iter(self._known)))
+        agent_key, stored = known
+        if agent_key != slug:
             raise WrongAgent(
-                f'Conversation {conversation_id!r} belongs to agent {row.agent_key!r}, not {slug!r}.'
+                f'Conversation {conversation_id!r} belongs to agent {agent_key!r}, not {slug!r}.'
             )
-        return Scope.stored(row, 'conversations').continued_with(asked, conversation_id)
+        return stored.continued_with(asked, conversation_id)
