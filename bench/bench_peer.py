@@ -17,7 +17,10 @@ difference is that piece's cost):
   smallest difference the per-feature table can tell from nothing;
 - `no debug bodies`: `SYNAPSE_DEBUG_PLAYGROUND=false`;
 - `no traces`: the same agent with `metadata={'synapse.debug': False}` (no trace tree, no bodies);
-- `1 limit`, `4 limits`: spending limits on the agent (calendar/sliding day/month), none reached;
+- `1 limit`, `4 limits`: spending limits on the agent (calendar/sliding day/month), none reached,
+  with the scripted model priced in the registry (so every model call reserves its worst case);
+- `10 limits`: those four on the agent and three each on the turn's tenant and user (the turn is
+  sent with `tenant` and `actor`, so it also carries a scope), none reached;
 - `REF` (with `--against REF`): `synapse serve` of another commit, from a git worktree with its
   `src` first on `PYTHONPATH` in this environment (its dependencies must match this one's).
 
@@ -91,6 +94,10 @@ PROMPT = 'Any wireless headphones?'
 MODEL_CALLS = 2
 """Model requests in one turn of the agent (the tool call, then the answer)."""
 PERIODS = ('calendar_day', 'calendar_month', 'sliding_day', 'sliding_month')
+PRICE = {'input_per_mtok': '1', 'output_per_mtok': '2'}
+"""The scripted model's registry price on the servers with limits (a call with no price reserves nothing)."""
+TENANT = 'org:bench'
+ACTOR = 'user:bench'
 
 
 @dataclass
@@ -101,6 +108,8 @@ class Server:
     agent: str = 'shop'
     env: dict[str, str] = field(default_factory=dict)
     limits: int = 0
+    scoped: bool = False
+    """Send the turn with a tenant and an actor (the limits beyond four are on those)."""
     source: Checkout | None = None
     peer: bool = False
     url: str = ''
@@ -119,6 +128,7 @@ def servers(against: Checkout | None) -> list[Server]:
         Server('no traces', agent='shop_untraced'),
         Server('1 limit', limits=1),
         Server('4 limits', limits=4),
+        Server('10 limits', limits=10, scoped=True),
     ]
     if against is not None:
         rotation.append(Server(against.ref, source=against))
@@ -151,8 +161,20 @@ async def prepare(client: httpx.AsyncClient, server: Server) -> None:
     listed = (await client.get(f'{server.url}/api/agents')).json()
     agents = listed if isinstance(listed, list) else next(v for v in listed.values() if isinstance(v, list))
     server.slug = next(a['slug'] for a in agents if a.get('name') == server.agent)
-    for period in PERIODS[: server.limits]:
-        body = {'scope': 'agent', 'scope_id': server.slug, 'period': period, 'amount': '1000000'}
+    limits = [
+        *(('agent', server.slug, period) for period in PERIODS),
+        *(('tenant', TENANT, period) for period in PERIODS[:3]),
+        *(('user', ACTOR, period) for period in PERIODS[:3]),
+    ]
+    if server.limits:  # priced, so each model call reserves its worst case against the limits
+        # A registry provider named as pydantic-ai names the FunctionModel's system; never called (the
+        # agent keeps its own model), it only lets the registry hold the scripted model's price.
+        provider = {'key': 'function', 'kind': 'openai-compatible', 'base_url': 'http://127.0.0.1:9/v1'}
+        (await client.post(f'{server.url}/api/registry/providers', json=provider)).raise_for_status()
+        model = {'provider_key': 'function', 'name': 'scripted', 'prices': [PRICE]}
+        (await client.post(f'{server.url}/api/registry/models', json=model)).raise_for_status()
+    for scope, scope_id, period in limits[: server.limits]:
+        body = {'scope': scope, 'scope_id': scope_id, 'period': period, 'amount': '1000000'}
         response = await client.post(f'{server.url}/api/limits', json=body)
         response.raise_for_status()
 
@@ -165,7 +187,10 @@ async def turn(client: httpx.AsyncClient, server: Server) -> tuple[float, float]
         request = client.stream('POST', f'{server.url}/api/chat', json=body)
     else:
         path = f'{server.url}/api/agents/{server.slug}/chat'
-        request = client.stream('POST', path, files=[('message', (None, PROMPT))])
+        fields = [('message', (None, PROMPT))]
+        if server.scoped:
+            fields += [('tenant', (None, TENANT)), ('actor', (None, ACTOR))]
+        request = client.stream('POST', path, files=fields)
     started = time.perf_counter()
     first = None
     async with request as response:
@@ -257,6 +282,7 @@ def features(rotation: list[Server], runs: int) -> list[Result]:
         ('debug bodies (playground)', 'no debug bodies', -1),
         ('spending, 1 limit', '1 limit', 1),
         ('spending, 4 limits', '4 limits', 1),
+        ('spending, 10 limits (and a scope)', '10 limits', 1),
     ]
     results: list[Result] = []
     print(f'\n{"piece":<44} {"first chunk ms":>15} {"turn ms":>9} {"per call ms":>12}')
