@@ -21,10 +21,10 @@ from synapse_agents.accounting.limits import (
     reserve,
     settle,
     sweep_expired,
-    window,
 )
 from synapse_agents.accounting.pricing import convert, price_call, reference_amount
 from synapse_agents.accounting.tables import LlmCall, SpendingLimit, SpendingOverrun, SpendingReservation
+from synapse_agents.accounting.windows import window
 from synapse_agents.errors import SpendingLimitExceeded
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store

@@ -6,12 +6,11 @@ period: a calendar day or month in the limit's time zone, or a sliding day (24 h
 its preset's); every one is checked.
 
 What a limit holds (`consumption`) is the ledger's spend in its window plus every live
-reservation that names its scope, in the limit's currency. A limit whose stored amount cannot be
+reservation that names its scope, in the limit's currency (`held.py`: one statement for any
+number of limits, summed from the ledger's running totals). A limit whose stored amount cannot be
 read (edited by hand) refuses every call it applies to: `reserve` raises `corrupt.CorruptRow`
-naming it, and no model call is made. Both are read by one statement, so a
-call settling meanwhile (its reservation deleted in the transaction that inserts its ledger row)
-is counted once, never twice or not at all. Amounts in another currency are converted with the
-current `currency_rates`; a cost in a currency with no rate cannot be counted (add the rate).
+naming it, and no model call is made. A cost in a currency with no rate cannot be counted (add
+the rate). Windows and terms: `windows.py`.
 
 `reserve` decides in the database, in one transaction: on PostgreSQL it locks the applicable
 limit rows first (`SELECT ... FOR UPDATE`, in id order, so two processes never deadlock), on
@@ -25,80 +24,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol
-from zoneinfo import ZoneInfo
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Connection,
-    Integer,
-    bindparam,
-    delete,
-    func,
-    insert,
-    literal_column,
-    or_,
-    select,
-    type_coerce,
-    union_all,
-)
+from sqlalchemy import ColumnElement, Connection, bindparam, delete, insert, or_, select
 
 from ..corrupt import CorruptRow, unreadable_amount
 from ..settings import Settings
 from ..store.engine import writer
 from ..store.ids import new_id
 from ..store.prepared import execute, first_row
-from ..store.schema import Money, utcnow
+from ..store.schema import utcnow
+from .held import consumptions_in
 from .ledger_writes import record_llm_call, release_reservation
 from .pricing import convert
-from .tables import LlmCall, SpendingLimit, SpendingOverrun, SpendingReservation
+from .tables import SpendingLimit, SpendingOverrun, SpendingReservation
+from .windows import Limit, LimitTerms, aware
 
 if TYPE_CHECKING:
     from ..store import Store
 
-PERIODS = ('calendar_day', 'calendar_month', 'sliding_day', 'sliding_month')
 SCOPES = ('tenant', 'user', 'agent', 'preset')
-SLIDING = {'sliding_day': timedelta(days=1), 'sliding_month': timedelta(days=30)}
 RESERVATION_TTL = timedelta(minutes=15)
 """How long a reservation counts when its call never ends (its process died): the sweep removes it."""
 
 UNREADABLE = 'amount is not a number'
 REFUSED = 'every model call this limit applies to is refused until its amount is changed'
-
-
-class LimitTerms(Protocol):
-    """What deciding a limit reads of it: a `SpendingLimit` row, or the `Limit` a reservation reads."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def scope(self) -> str: ...
-    @property
-    def scope_id(self) -> str: ...
-    @property
-    def period(self) -> str: ...
-    @property
-    def amount(self) -> Decimal: ...
-    @property
-    def currency(self) -> str: ...
-    @property
-    def timezone(self) -> str: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Limit:
-    """An enabled limit as a reservation reads it: its terms only, a plain value (no ORM state)."""
-
-    id: str
-    scope: str
-    scope_id: str
-    period: str
-    amount: Decimal
-    currency: str
-    timezone: str
 
 
 _LIMIT_COLUMNS = (
@@ -113,117 +66,7 @@ _LIMIT_COLUMNS = (
 _INSERT_RESERVATION = insert(SpendingReservation.__table__)  # type: ignore[arg-type]
 
 
-# -- windows -----------------------------------------------------------------------------------
-
-
-def window(limit: LimitTerms, now: datetime) -> tuple[datetime, datetime]:
-    """The limit's current window `[start, end)` in UTC.
-
-    A calendar day or month starts at local midnight in the limit's time zone, so a day across a
-    change to or from summer time lasts 23 or 25 hours. A sliding window ends at `now`."""
-    now = _aware(now)
-    span = SLIDING.get(limit.period)
-    if span is not None:
-        return now - span, now
-    zone = ZoneInfo(limit.timezone or 'UTC')
-    local = now.astimezone(zone)
-    if limit.period == 'calendar_day':
-        start = datetime(local.year, local.month, local.day, tzinfo=zone)
-        following = (start + timedelta(days=1, hours=12)).date()  # noon tomorrow, whatever the offset
-        end = datetime(following.year, following.month, following.day, tzinfo=zone)
-    elif limit.period == 'calendar_month':
-        start = datetime(local.year, local.month, 1, tzinfo=zone)
-        year, month = (local.year + 1, 1) if local.month == 12 else (local.year, local.month + 1)
-        end = datetime(year, month, 1, tzinfo=zone)
-    else:
-        raise ValueError(f'unknown period {limit.period!r}: expected one of {", ".join(PERIODS)}')
-    return start.astimezone(UTC), end.astimezone(UTC)
-
-
 # -- consumption -------------------------------------------------------------------------------
-
-
-_LEDGER = LlmCall.__table__.alias('l')
-_RESERVED = SpendingReservation.__table__.alias('r')
-# Short aliases keep the statement for ten limits short enough for the driver's own statement
-# cache (psycopg converts a query of more than 4 KB again at every call).
-_LEDGER_COLUMN = {'tenant': 'tenant', 'user': 'user', 'agent': 'agent_key', 'preset': 'preset'}
-
-
-def _held(found: Sequence[LimitTerms], now: datetime) -> tuple[Any, dict[str, Any], list[list[int]]]:
-    """The statement of what the limits' windows hold, its parameters, and which limits (their
-    indexes in `found`) share each scope. It returns `(part, currency, amount)` rows: part `i < n`
-    is the ledger's spend in limit `i`'s window, part `n + g` the live reservations of scope `g`
-    (counted once per scope, however many of its limits there are). One statement: one snapshot,
-    one round trip. It depends only on the limits' scopes and kinds of window, so it is built once
-    for each such shape and its compiled form is reused."""
-    moment = _aware(now)
-    groups: dict[tuple[str, str], list[int]] = {}
-    params: dict[str, Any] = {'now': moment}
-    for index, limit in enumerate(found):
-        start, end = window(limit, moment)
-        params[f'id_{index}'] = limit.scope_id
-        params[f'start_{index}'] = start
-        if limit.period not in SLIDING:
-            params[f'end_{index}'] = end
-        groups.setdefault((limit.scope, limit.scope_id), []).append(index)
-    shape = (
-        tuple((limit.scope, limit.period in SLIDING) for limit in found),
-        tuple((scope, members[0]) for (scope, _id), members in groups.items()),
-    )
-    return _held_statement(*shape), params, list(groups.values())
-
-
-@lru_cache(maxsize=256)
-def _held_statement(limits: tuple[tuple[str, bool], ...], scopes: tuple[tuple[str, int], ...]) -> Any:
-    ledger, reserved = _LEDGER.c, _RESERVED.c
-    when = ledger.created_at.type
-    parts: list[Any] = []
-    for index, (scope, sliding) in enumerate(limits):
-        spent = select(_part(index), ledger.currency, ledger.cost.label('amount')).where(
-            ledger[_LEDGER_COLUMN[scope]] == bindparam(f'id_{index}'),
-            ledger.cost.is_not(None),
-            ledger.created_at >= bindparam(f'start_{index}', type_=when),
-        )
-        if not sliding:
-            # A sliding window has no upper bound: a row stamped by a clock a little ahead still counts.
-            spent = spent.where(ledger.created_at < bindparam(f'end_{index}', type_=when))
-        parts.append(spent)
-    for group, (scope, first) in enumerate(scopes):
-        parts.append(
-            select(_part(len(limits) + group), reserved.currency, reserved.amount).where(
-                reserved[_LEDGER_COLUMN[scope]] == bindparam(f'id_{first}'),
-                reserved.expires_at > bindparam('now', type_=reserved.expires_at.type),
-            )
-        )
-    both = union_all(*parts).subquery('u')
-    total = type_coerce(func.sum(type_coerce(both.c.amount, Money())), Money())
-    return select(both.c.part, both.c.currency, total).group_by(both.c.part, both.c.currency)
-
-
-def _part(number: int) -> Any:
-    return literal_column(str(number), Integer).label('part')
-
-
-def consumptions_in(
-    connection: Connection, found: Sequence[LimitTerms], now: datetime, settings: Settings
-) -> list[Decimal]:
-    """What each limit's current window holds, in its currency (one statement for them all)."""
-    consumed = [Decimal(0) for _ in found]
-    if not found:
-        return consumed
-    statement, params, groups = _held(found, now)
-    held: dict[tuple[int, str], Decimal] = {}  # summed per currency first, then converted once
-    for part, currency, amount in connection.execute(statement, params).all():
-        if amount is None:
-            continue
-        for index in [part] if part < len(found) else groups[part - len(found)]:
-            held[index, currency] = held.get((index, currency), Decimal(0)) + Decimal(amount)
-    for (index, currency), amount in held.items():
-        converted = convert(amount, currency, found[index].currency, settings)
-        if converted is not None:
-            consumed[index] += converted
-    return consumed
 
 
 def consumption(store: Store, limit: LimitTerms, now: datetime, settings: Settings | None = None) -> Decimal:
@@ -362,7 +205,7 @@ def reached(
     condition = _applicable(subject)
     if condition is None:
         return []
-    moment = _aware(now or utcnow())
+    moment = aware(now or utcnow())
     with store.read() as session:
         connection = session.connection()
         query = select(*_LIMIT_COLUMNS).where(condition).order_by(SpendingLimit.id)
@@ -394,7 +237,7 @@ def reserve(
     refusal, so the overrun rows it writes commit with the transaction. Not `final`, it raises
     `WouldRefuse` instead of refusing (the caller rolls back and decides again, finally, once what
     might change the answer is committed)."""
-    moment = _aware(now or utcnow())
+    moment = aware(now or utcnow())
     ids = request.subject.ids()
     if not ids:
         return Decision()
@@ -472,14 +315,10 @@ def sweep_expired(store: Store, now: datetime | None = None) -> int:
     """Delete the reservations past their `expires_at` (their process died); how many."""
     with writer(store.engine).begin() as connection:
         result = connection.execute(
-            delete(SpendingReservation).where(SpendingReservation.expires_at <= _aware(now or utcnow()))
+            delete(SpendingReservation).where(SpendingReservation.expires_at <= aware(now or utcnow()))
         )
     return int(result.rowcount or 0)
 
 
 def _defaults() -> Settings:
     return Settings()
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

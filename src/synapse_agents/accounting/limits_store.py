@@ -2,7 +2,7 @@
 
 The inputs are validated here, so the HTTP API, the CLI and a program calling these functions
 refuse the same things in the same words: a scope and a period among `limits.SCOPES` and
-`limits.PERIODS`, a `type:id` for a tenant or a user, a real IANA time zone, a currency that is the
+`windows.PERIODS`, a `type:id` for a tenant or a user, a real IANA time zone, a currency that is the
 reference one or has a rate (`currency_rates`), an amount above 0. One limit per scope, scope id
 and period: a second is refused (409), `upsert` changes the one there is. Blocking: call from a
 thread.
@@ -25,8 +25,9 @@ from sqlalchemy.orm import Session
 
 from ..corrupt import CorruptRow, note, unreadable_amount
 from ..store.schema import utcnow
-from .limits import UNREADABLE, consumption, window
+from .limits import UNREADABLE, consumption
 from .tables import SpendingLimit, SpendingOverrun
+from .windows import window
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 Scope = Literal['tenant', 'user', 'agent', 'preset']
 """What a limit applies to (`limits.SCOPES`)."""
 Period = Literal['calendar_day', 'calendar_month', 'sliding_day', 'sliding_month']
-"""How a limit's window runs (`limits.PERIODS`)."""
+"""How a limit's window runs (`windows.PERIODS`)."""
 MAX_AMOUNT = Decimal(100_000_000)
 """The largest limit (the store keeps amounts up to about 9·10⁸ on SQLite)."""
 OVERRUNS_PAGE_SIZE = 50

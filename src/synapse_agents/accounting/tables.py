@@ -8,6 +8,10 @@ A limit caps what one tenant, user, agent or preset may spend per period. Before
 worst-case cost is reserved (`spending_reservations`) against every limit that applies, in one
 transaction that the database serialises per limit; the call's ledger row replaces its reservation
 when it ends. A call refused by a limit writes a `spending_overruns` row. Migration 0007 creates them.
+
+`spend_buckets` holds the ledger's running totals per scope, hour and day (migration 0018): the
+database's own triggers on `llm_calls` keep them, so a limit's window is summed from a bounded
+number of rows however many calls it holds (`accounting/buckets.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Index, Integer, String
+from sqlalchemy import Boolean, Index, Integer, PrimaryKeyConstraint, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..store.ids import new_id
@@ -91,6 +95,26 @@ class SpendingOverrun(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (Index('ix_spending_overruns_created', 'created_at'),)
+
+
+class SpendBucket(Base):
+    """What the ledger holds for one scope in one UTC hour or day, in one currency: written only by
+    the triggers on `llm_calls` (each row's cost is added to its tenant's, user's, agent's and
+    preset's hour and day as it is inserted, moved when it is updated, taken off when deleted)."""
+
+    __tablename__ = 'spend_buckets'
+
+    scope: Mapped[str] = mapped_column(String(16))
+    """`tenant`, `user`, `agent` or `preset` (a limit's scope)."""
+    scope_id: Mapped[str] = mapped_column(String(511))
+    span: Mapped[str] = mapped_column(String(1))
+    """`h`: the hour starting at `start`; `d`: the UTC day."""
+    start: Mapped[datetime] = mapped_column()
+    currency: Mapped[str] = mapped_column(String(8))
+    """The rows' currency ('' for a cost that names none)."""
+    amount: Mapped[Decimal] = mapped_column()
+
+    __table_args__ = (PrimaryKeyConstraint('scope', 'scope_id', 'span', 'start', 'currency'),)
 
 
 class LlmCall(Base):
