@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, Integer, String, bindparam, text
 
 from ..settings import Settings
+from ..store.prepared import all_rows
 from ..store.schema import Money, UtcDateTime
 from .buckets import pieces
 from .pricing import convert
@@ -30,6 +31,7 @@ from .windows import SLIDING, LimitTerms, aware, window
 _LEDGER_COLUMN = {'tenant': 'tenant', 'user': '"user"', 'agent': 'agent_key', 'preset': 'preset'}
 _SPAN = {'hours': 'h', 'days': 'd', 'ledger': 'l'}
 _RESERVED = 'r'
+_MONEY = Money()
 
 
 def _statement(dialect: str) -> Any:
@@ -101,7 +103,8 @@ def consumptions_in(
         shared.append(members)
     params = {'windows': json.dumps(rows), 'now': moment}
     held: dict[tuple[int, str | None], Decimal] = {}  # summed per currency first, then converted once
-    for part, currency, amount in connection.execute(_STATEMENTS[dialect], params).all():
+    for part, currency, raw in all_rows(connection, _STATEMENTS[dialect], params):
+        amount = _MONEY.process_result_value(raw, connection.dialect)
         if amount is None:
             continue
         currency = currency or None  # a bucket's '' is a cost that names no currency
@@ -119,4 +122,4 @@ def _stamp(moment: datetime, dialect: str) -> str:
     moment = moment.astimezone(UTC)
     if dialect == 'postgresql':
         return moment.isoformat()
-    return moment.strftime('%Y-%m-%d %H:%M:%S.%f')
+    return moment.replace(tzinfo=None).isoformat(sep=' ', timespec='microseconds')

@@ -8,7 +8,8 @@ datetime handling `Connection.execute` applies), and hands them to the transacti
 (`executemany` for a list of rows).
 
 `first_row` does the same for the hot reads (the spending check every model request makes): the
-statement's first row as a plain tuple, on a pooled connection, with no session or result objects.
+statement's first row as a plain tuple, on a pooled connection, with no session or result objects;
+`all_rows` reads every row in a transaction already open (what a reservation's limits hold).
 
 Anything it cannot prepare — a parameter it does not know, a column that needs a Python-side
 default — goes through `Connection.execute` unchanged, so the result is the same either way.
@@ -124,6 +125,17 @@ def first_row(engine: Engine, statement: Executable, params: Params) -> tuple[An
             cursor.execute(prepared.sql, prepared.bind(params))
             found = cursor.fetchone()
         return tuple(found) if found is not None else None
+
+
+def all_rows(connection: Connection, statement: Executable, params: Params) -> list[tuple[Any, ...]]:
+    """Every row `statement` returns with `params`, read in `connection`'s transaction, as the
+    driver's own values (the caller converts what needs it, such as a `Money` sum)."""
+    prepared = _prepare(connection.dialect, statement, params.keys())
+    if prepared is None:
+        return [tuple(row) for row in connection.execute(statement, dict(params))]
+    with _cursor(connection) as cursor:
+        cursor.execute(prepared.sql, prepared.bind(params))
+        return [tuple(row) for row in cursor.fetchall()]
 
 
 @contextmanager
