@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Integer, String, bindparam, text
+from sqlalchemy import Connection, String, bindparam, text
 
 from ..settings import Settings
 from ..store.prepared import all_rows
@@ -35,6 +35,8 @@ _MONEY = Money()
 
 
 def _statement(dialect: str) -> Any:
+    """The statement for `dialect`: the pieces (`w`) joined to the buckets, the ledger and the live
+    reservations (one part per scope column), summed by part and currency."""
     if dialect == 'postgresql':
         windows = (
             'SELECT * FROM jsonb_to_recordset(CAST(:windows AS jsonb)) '
@@ -62,11 +64,8 @@ def _statement(dialect: str) -> Any:
     union = ' UNION ALL '.join(parts)
     sql = f'WITH w AS ({windows}) SELECT p, currency, sum(amount) AS amount FROM ({union}) AS u'
     sql += ' GROUP BY p, currency'
-    return (
-        text(sql)
-        .bindparams(bindparam('windows', type_=String()), bindparam('now', type_=UtcDateTime()))
-        .columns(p=Integer(), currency=String(), amount=Money())
-    )
+    # No result types: the rows are read as the driver returns them (`all_rows`), the sums converted here.
+    return text(sql).bindparams(bindparam('windows', type_=String()), bindparam('now', type_=UtcDateTime()))
 
 
 _STATEMENTS = {dialect: _statement(dialect) for dialect in ('sqlite', 'postgresql')}
