@@ -61,7 +61,8 @@ def pieces(start: datetime, end: datetime | None, now: datetime) -> list[Piece]:
 
 
 def _floor(moment: datetime, unit: timedelta) -> datetime:
-    moment = moment.astimezone(UTC)
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
     if unit == DAY:
         return moment.replace(hour=0, minute=0, second=0, microsecond=0)
     return moment.replace(minute=0, second=0, microsecond=0)

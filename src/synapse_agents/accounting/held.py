@@ -62,7 +62,7 @@ def _statement(dialect: str) -> Any:
             f"AND w.s = '{scope}' AND r.{column} = w.i AND r.expires_at > :now"
         )
     union = ' UNION ALL '.join(parts)
-    sql = f'WITH w AS ({windows}) SELECT p, currency, sum(amount) AS amount FROM ({union}) AS u'
+    sql = f'WITH w AS MATERIALIZED ({windows}) SELECT p, currency, sum(amount) AS amount FROM ({union}) AS u'
     sql += ' GROUP BY p, currency'
     # No result types: the rows are read as the driver returns them (`all_rows`), the sums converted here.
     return text(sql).bindparams(bindparam('windows', type_=String()), bindparam('now', type_=UtcDateTime()))
@@ -118,7 +118,8 @@ def consumptions_in(
 
 def _stamp(moment: datetime, dialect: str) -> str:
     """A bound of a piece as the JSON parameter carries it (SQLite: as its timestamps are stored)."""
-    moment = moment.astimezone(UTC)
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
     if dialect == 'postgresql':
         return moment.isoformat()
-    return moment.replace(tzinfo=None).isoformat(sep=' ', timespec='microseconds')
+    return moment.isoformat(sep=' ', timespec='microseconds')[:26]  # without its '+00:00'
