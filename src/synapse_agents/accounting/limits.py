@@ -54,7 +54,7 @@ UNREADABLE = 'amount is not a number'
 REFUSED = 'every model call this limit applies to is refused until its amount is changed'
 
 
-_LIMIT_COLUMNS = (
+_LIMIT_COLUMNS = (  # in `windows.Limit`'s field order: a row is `Limit(*row)`
     SpendingLimit.id,
     SpendingLimit.scope,
     SpendingLimit.scope_id,
