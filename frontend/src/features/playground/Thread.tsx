@@ -79,6 +79,23 @@ function lastPaused(items: ThreadItem[]): number {
   return -1
 }
 
+/**
+ * React keys: the item's id, except for the error card that ends a turn with an answer before it,
+ * keyed by that answer. The stored error row has an id of its own that the live turn never saw, so
+ * the card keeps its state (an opened traceback) when the stored replay takes over.
+ */
+export function itemKeys(items: ThreadItem[]): string[] {
+  const keys = new Set<string>()
+  let answer: string | null = null
+  return items.map((item) => {
+    if (item.kind === 'user') answer = null
+    if (item.kind === 'assistant') answer = item.id
+    const key = item.kind === 'error' && answer && !keys.has(`${answer}-error`) ? `${answer}-error` : item.id
+    keys.add(key)
+    return key
+  })
+}
+
 export interface ThreadHandle {
   scrollToBottom: () => void
 }
@@ -97,6 +114,7 @@ export const Thread = forwardRef<
   const { atBottom, onScroll, scrollToBottom } = useStickToBottom(scroller, content)
   useImperativeHandle(ref, () => ({ scrollToBottom }), [scrollToBottom])
   const pausedAt = lastPaused(items)
+  const keys = itemKeys(items)
   return (
     <div className="relative min-h-0 flex-1">
       <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [scrollbar-gutter:stable]" data-testid="thread">
@@ -109,7 +127,7 @@ export const Thread = forwardRef<
                 const answered = item.kind === 'assistant' && !item.streaming && index === lastAnswer(items) && last
                 return (
                   <Item
-                    key={item.id}
+                    key={keys[index]}
                     item={item}
                     renderUser={renderUser}
                     onRetry={onRetry}

@@ -18,17 +18,30 @@ export function metaOf(metadata: MessageMetadata): MetaView | null {
   }
 }
 
-function turnItem(key: string, turn: Turn): ThreadItem {
-  return {
-    kind: 'assistant',
-    // The server's ids once known, so the stored replay takes over the same components
-    // (an expanded tool card stays expanded).
-    id: turn.metadata.message_id ?? `${key}-answer`,
-    parts: turn.parts,
-    meta: turn.status === 'streaming' ? null : metaOf(turn.metadata),
-    streaming: turn.status === 'streaming',
-    stopped: turn.status === 'aborted',
-  }
+/**
+ * A live turn as the stored replay will show it. A turn that failed ends in its error card, drawn
+ * as an item of its own, as the replay draws its error row; with nothing before the card, the
+ * card takes the answer's id, as the stored row does. So the hand-over to the replay keeps the same
+ * components (an opened traceback stays open, an expanded tool card stays expanded).
+ */
+function turnItems(key: string, turn: Turn): ThreadItem[] {
+  // The server's ids once known, so the stored replay takes over the same components.
+  const id = turn.metadata.message_id ?? `${key}-answer`
+  const last = turn.parts.at(-1)
+  const failed = turn.status === 'error' && last?.type === 'error' ? last : null
+  const parts = failed ? turn.parts.slice(0, -1) : turn.parts
+  const items: ThreadItem[] = []
+  if (!failed || parts.length > 0)
+    items.push({
+      kind: 'assistant',
+      id,
+      parts,
+      meta: turn.status === 'streaming' ? null : metaOf(turn.metadata),
+      streaming: turn.status === 'streaming',
+      stopped: turn.status === 'aborted',
+    })
+  if (failed) items.push({ kind: 'error', id: parts.length > 0 ? `${id}-error` : id, error: failed.error })
+  return items
 }
 
 /**
@@ -48,7 +61,7 @@ export function combineThread(replay: ReplayMessage[] | undefined, live: LiveExc
     if (exchange.answers) items = withAnswers(items, exchange.answers)
     const userId = exchange.turn.metadata.user_message_id ?? `${exchange.key}-user`
     items.push({ kind: 'user', id: userId, text: exchange.user.text, attachments: exchange.user.attachments })
-    items.push(turnItem(exchange.key, exchange.turn))
+    items.push(...turnItems(exchange.key, exchange.turn))
   }
   return items
 }
