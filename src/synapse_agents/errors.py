@@ -173,6 +173,18 @@ class MemoryInvalid(RuleInvalid):
     """A memory that cannot be saved or searched as asked; `fields` names the inputs at fault."""
 
 
+class EvalDatasetNotFound(SynapseError, LookupError):
+    """No eval dataset with that key (or no such version of it)."""
+
+
+class EvalInvalid(RuleInvalid):
+    """An eval dataset or case that cannot be saved as asked; `fields` names the inputs at fault."""
+
+
+class EvalConflict(SynapseError, RuntimeError):
+    """The dataset changed since the version the change was made on, or its key is taken."""
+
+
 class MemoryUnavailable(SynapseError, RuntimeError):
     """`Memory()` in a run that is neither Synapse's nor given a store: its memories cannot be read."""
 

@@ -130,6 +130,15 @@ def config(ids: dict[str, list[Any]]) -> SchemathesisConfig:
                     'checks': {'positive_data_acceptance': {'expected-statuses': [201, 404, 409]}},
                 },
                 {
+                    # An eval dataset's cases and evaluators are pydantic-evals' own serialised form:
+                    # whether an evaluator exists and takes those arguments, or a history is
+                    # pydantic-ai's model messages, is decided by those libraries (a 422 naming the
+                    # field), never by a schema; a case's message names a stored message (422).
+                    'include-path-regex': '^/api/evals/datasets',
+                    'include-method-regex': '^(POST|PATCH)$',
+                    'checks': {'positive_data_acceptance': {'expected-statuses': [200, 201, 404, 409, 422]}},
+                },
+                {
                     # A valid-looking chat request can still be a 422 for reasons no schema can state:
                     # `model` must be one of *this agent's* models, and a message needs text or a file.
                     # (One `include-name`: an include-path and an include-method would match either.)
@@ -194,6 +203,16 @@ OPERATIONS = [
     ('GET', '/api/memories/{memory_id}'),
     ('PATCH', '/api/memories/{memory_id}'),
     ('DELETE', '/api/memories/{memory_id}'),
+    ('GET', '/api/evals/datasets'),
+    ('POST', '/api/evals/datasets'),
+    ('POST', '/api/evals/datasets/import'),
+    ('GET', '/api/evals/datasets/{key}'),
+    ('PATCH', '/api/evals/datasets/{key}'),
+    ('DELETE', '/api/evals/datasets/{key}'),
+    ('GET', '/api/evals/datasets/{key}/versions'),
+    ('POST', '/api/evals/datasets/{key}/cases'),
+    ('POST', '/api/evals/datasets/{key}/cases/from-message'),
+    ('GET', '/api/evals/datasets/{key}/export'),
 ]
 
 

@@ -63,6 +63,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ('area: compression', ('compression', 'compression.*')),
     ('area: tasks', ('tasks', 'tasks.*')),
     ('area: memory', ('memory', 'memory.*')),
+    ('area: evals', ('evals', 'evals.*')),
     ('engine', ('chat', 'chat.*')),
     (
         'front doors',

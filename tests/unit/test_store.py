@@ -15,6 +15,7 @@ from synapse_agents.compression import tables as _compression_tables  # noqa: F4
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
 from synapse_agents.errors import StoreNotReady
+from synapse_agents.evals import tables as _eval_tables  # noqa: F401  (not loaded by the others)
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store, current_revision, head_revision, upgrade
 from synapse_agents.store.ids import new_id

@@ -47,6 +47,8 @@ from ..errors import (
     ConversationNotFound,
     DecisionsInvalid,
     DepsRejected,
+    EvalConflict,
+    EvalDatasetNotFound,
     InvalidScope,
     MemoryNotFound,
     NotAUserMessage,
@@ -154,7 +156,9 @@ _DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
     (InvalidScope, 422, None),
     (RuleNotFound, 404, None),
     (MemoryNotFound, 404, None),
-    (RuleInvalid, 422, None),  # MemoryInvalid too
+    (EvalDatasetNotFound, 404, None),
+    (EvalConflict, 409, 'conflict'),
+    (RuleInvalid, 422, None),  # MemoryInvalid and EvalInvalid too
     (VectorStoreUnavailable, 503, 'vector_store_unavailable'),
 )
 

@@ -1,0 +1,1 @@
+"""Evals: datasets of test cases in pydantic-evals' own form, stored and versioned."""

@@ -1,0 +1,114 @@
+"""Synapse's own evaluators, named in a dataset the way pydantic-evals names its own.
+
+`{"ToolCalled": "lookup_order"}`, `{"ToolCalled": {"tool": "lookup_order", "arguments": {"id": 7}}}`,
+`{"MaxCost": 0.01}` and `{"MatchesSchema": {"schema": {...}}}` sit beside pydantic-evals'
+`Equals`, `EqualsExpected`, `Contains`, `IsInstance`, `MaxDuration`, `LLMJudge` and
+`HasMatchingSpan`. What a run saw that the output alone does not say (the tool calls made, what
+the case cost) reaches them as the case's attributes: `tool_calls` (a list of `{"name",
+"arguments"}`) and `cost` (a decimal string, or None when the model has no price).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import jsonschema
+from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
+
+TOOL_CALLS = 'tool_calls'
+"""The case attribute holding the run's tool calls, in the order they were made."""
+COST = 'cost'
+"""The case attribute holding what the case's model calls cost (a decimal string, or None)."""
+
+
+def _subset(expected: Any, actual: Any) -> bool:
+    """Whether `actual` holds everything `expected` names (objects by key, at any depth)."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            key in actual and _subset(value, actual[key]) for key, value in expected.items()
+        )
+    return bool(expected == actual)
+
+
+@dataclass
+class ToolCalled(Evaluator[object, object, object]):
+    """The run called tool `tool`; with `arguments`, at least once with arguments holding those."""
+
+    tool: str
+    arguments: dict[str, Any] | None = None
+
+    def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        calls = [c for c in ctx.attributes.get(TOOL_CALLS) or [] if c.get('name') == self.tool]
+        if not calls:
+            made = sorted({str(c.get('name')) for c in ctx.attributes.get(TOOL_CALLS) or []})
+            return EvaluationReason(
+                False, f'{self.tool} was not called (called: {", ".join(made) or "no tool"}).'
+            )
+        if self.arguments is None:
+            return EvaluationReason(True, f'{self.tool} was called {len(calls)} time(s).')
+        if any(_subset(self.arguments, c.get('arguments')) for c in calls):
+            return EvaluationReason(True, f'{self.tool} was called with the expected arguments.')
+        return EvaluationReason(
+            False, f'{self.tool} was called, never with arguments holding {self.arguments}.'
+        )
+
+
+@dataclass
+class MaxCost(Evaluator[object, object, object]):
+    """The case's model calls cost at most `amount` (in the prices' currency, USD by default)."""
+
+    amount: float | str
+
+    def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        cost = ctx.attributes.get(COST)
+        if cost is None:
+            return EvaluationReason(False, 'The cost is not known (the model has no price).')
+        limit = Decimal(str(self.amount))
+        spent = Decimal(str(cost))
+        return EvaluationReason(spent <= limit, f'Cost {spent} against at most {limit}.')
+
+
+@dataclass
+class MatchesSchema(Evaluator[object, object, object]):
+    """The output, as JSON, matches the JSON schema `schema`."""
+
+    schema: dict[str, Any]
+
+    def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        output = ctx.output
+        if hasattr(output, 'model_dump'):
+            output = output.model_dump(mode='json')
+        errors = sorted(
+            jsonschema.Draft202012Validator(self.schema).iter_errors(output), key=lambda e: e.path
+        )
+        if not errors:
+            return EvaluationReason(True, 'The output matches the schema.')
+        where = '.'.join(str(p) for p in errors[0].absolute_path) or 'the output'
+        return EvaluationReason(False, f'{where}: {errors[0].message}')
+
+
+SYNAPSE_EVALUATORS: tuple[type[Evaluator[object, object, object]], ...] = (
+    ToolCalled,
+    MaxCost,
+    MatchesSchema,
+)
+"""Registered with pydantic-evals' own whenever a dataset is read."""
+
+
+def check_arguments(evaluator: Evaluator[object, object, object]) -> str | None:
+    """What is wrong with an evaluator's arguments that its class cannot say, or None."""
+    if isinstance(evaluator, MaxCost):
+        try:
+            amount = Decimal(str(evaluator.amount))
+        except InvalidOperation:
+            return f'MaxCost: {evaluator.amount!r} is not an amount'
+        if not amount.is_finite() or amount < 0:
+            return 'MaxCost: the amount must be zero or more'
+    if isinstance(evaluator, MatchesSchema):
+        try:
+            jsonschema.Draft202012Validator.check_schema(evaluator.schema)
+        except jsonschema.SchemaError as error:
+            return f'MatchesSchema: not a JSON schema ({error.message})'
+    return None
