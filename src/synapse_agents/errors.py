@@ -177,6 +177,10 @@ class EvalDatasetNotFound(SynapseError, LookupError):
     """No eval dataset with that key (or no such version of it)."""
 
 
+class EvalRunNotFound(SynapseError, LookupError):
+    """No eval run with that id."""
+
+
 class EvalInvalid(RuleInvalid):
     """An eval dataset or case that cannot be saved as asked; `fields` names the inputs at fault."""
 

@@ -134,9 +134,11 @@ def config(ids: dict[str, list[Any]]) -> SchemathesisConfig:
                     # whether an evaluator exists and takes those arguments, or a history is
                     # pydantic-ai's model messages, is decided by those libraries (a 422 naming the
                     # field), never by a schema; a case's message names a stored message (422).
-                    'include-path-regex': '^/api/evals/datasets',
+                    'include-path-regex': '^/api/evals/(datasets|runs)',
                     'include-method-regex': '^(POST|PATCH)$',
-                    'checks': {'positive_data_acceptance': {'expected-statuses': [200, 201, 404, 409, 422]}},
+                    'checks': {
+                        'positive_data_acceptance': {'expected-statuses': [200, 201, 202, 404, 409, 422]}
+                    },
                 },
                 {
                     # A valid-looking chat request can still be a 422 for reasons no schema can state:
@@ -213,6 +215,11 @@ OPERATIONS = [
     ('POST', '/api/evals/datasets/{key}/cases'),
     ('POST', '/api/evals/datasets/{key}/cases/from-message'),
     ('GET', '/api/evals/datasets/{key}/export'),
+    ('POST', '/api/evals/runs'),
+    ('GET', '/api/evals/runs'),
+    ('GET', '/api/evals/runs/compare'),
+    ('GET', '/api/evals/runs/{run_id}'),
+    ('POST', '/api/evals/runs/{run_id}/stop'),
 ]
 
 

@@ -133,3 +133,72 @@ def test_refusals_are_one_line_and_change_nothing(tmp_path: Path) -> None:
     )
     refused(('eval', 'export', 'k', '--format', 'xml'), '--format')
     assert shown('k')['version'] == 1 and len(shown('k')['cases']) == 1
+
+
+SUPPORT = 'synapse_agents.demo.agents.support-agent'
+ORDER_CASES = (
+    'cases:\n- name: order\n  inputs:\n    message: Where is order A-1001?\n  evaluators:\n'
+    '  - Contains: A-1001\n  - ToolCalled: lookup_order\n'
+)
+
+
+def test_run_gates_on_a_baseline_and_a_pass_rate(tmp_path: Path) -> None:
+    source = tmp_path / 'orders.yaml'
+    source.write_text(ORDER_CASES)
+    ok('eval', 'import', str(source), '--key', 'orders')
+    baseline = json.loads(ok('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--json'))
+    assert (
+        baseline['status'] == 'succeeded' and baseline['pass_rate'] == 1.0 and baseline['regressions'] == []
+    )
+    assert baseline['cases'][0]['conversation_id']
+    table = ok(
+        'eval',
+        'run',
+        'orders',
+        '--agent',
+        SUPPORT,
+        '--demo',
+        '--baseline',
+        baseline['id'],
+        '--min-pass-rate',
+        '1',
+    )
+    assert 'succeeded, 100%' in table and '│ pass' in table
+
+    # pydantic-ai's TestModel calls lookup_order with made-up arguments: the case fails now. The
+    # table is printed, and the gate's verdict is one line on standard error.
+    gated = invoke(
+        'eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--baseline', baseline['id']
+    )
+    assert gated.exit_code == 1 and 'succeeded, 0%' in gated.stdout and '│ error' in gated.stdout
+    assert gated.stderr.strip() == f'Error: 1 case(s) passed in {baseline["id"]} and fail now: order'
+    result = invoke(
+        'eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--min-pass-rate', '0.5'
+    )
+    assert result.exit_code == 1 and 'pass rate 0% is below 50%' in result.stderr
+    compared = json.loads(
+        ok(
+            'eval',
+            'compare',
+            baseline['id'],
+            json.loads(
+                ok('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--json')
+            )['id'],
+            '--json',
+        )
+    )
+    assert compared == [{'case': 'order', 'change': 'regressed'}]
+    refused(
+        (
+            'eval',
+            'run',
+            'orders',
+            '--agent',
+            SUPPORT,
+            '--demo',
+            '--baseline',
+            '01a243f6-3a54-7635-a341-50f3dd83fdb2',
+        ),
+        'No eval run',
+    )
+    refused(('eval', 'run', 'nope', '--agent', SUPPORT, '--demo'), "No eval dataset 'nope'")

@@ -84,6 +84,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
             'tasks.workers',
             'tasks.jobs',
             'memory.jobs',
+            'evals.execute',
         ),
     ),
     (

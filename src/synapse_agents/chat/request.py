@@ -24,7 +24,7 @@ from ..targets.target import TurnTarget
 from ..traces.sink import RunPlace
 from .attachments import Upload
 
-Origin = Literal['playground', 'app', 'task', 'workflow']
+Origin = Literal['playground', 'app', 'task', 'workflow', 'eval']
 """Where a conversation was opened."""
 
 ORIGINS: tuple[str, ...] = get_args(Origin)

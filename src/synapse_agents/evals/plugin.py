@@ -1,13 +1,13 @@
-"""Evals as a plugin: its tables, `/api/evals` and `synapse eval`."""
+"""Evals as a plugin: its tables, `/api/evals`, `synapse eval` and the `evals.run` task job."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import typer
 
-from ..plugins.hookspecs import hookimpl
+from ..plugins.hookspecs import TaskJob, hookimpl
 from .cli import eval_app
 
 if TYPE_CHECKING:
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 def register_routes() -> Sequence[APIRouter]:
     """The eval datasets API."""
     from .routes import router
+    from .run_routes import router as runs_router
 
-    return [router]
+    return [router, runs_router]
 
 
 @hookimpl
@@ -36,3 +37,11 @@ def register_tables() -> Sequence[Table]:
     from . import tables
 
     return tables_declared_in(tables.__name__)
+
+
+@hookimpl
+def register_task_jobs() -> Mapping[str, TaskJob]:
+    """`evals.run`: run one eval."""
+    from .execute import KIND, run_job
+
+    return {KIND: run_job}

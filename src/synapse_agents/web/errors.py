@@ -49,6 +49,7 @@ from ..errors import (
     DepsRejected,
     EvalConflict,
     EvalDatasetNotFound,
+    EvalRunNotFound,
     InvalidScope,
     MemoryNotFound,
     NotAUserMessage,
@@ -157,6 +158,7 @@ _DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
     (RuleNotFound, 404, None),
     (MemoryNotFound, 404, None),
     (EvalDatasetNotFound, 404, None),
+    (EvalRunNotFound, 404, None),
     (EvalConflict, 409, 'conflict'),
     (RuleInvalid, 422, None),  # MemoryInvalid and EvalInvalid too
     (VectorStoreUnavailable, 503, 'vector_store_unavailable'),

@@ -16,6 +16,7 @@ const ORIGIN_HINT: Record<Origin, string> = {
   app: 'your application',
   task: 'a background task',
   workflow: 'a workflow step',
+  eval: 'an eval run',
 }
 
 const STATUS: [StatusFilter, string][] = [

@@ -1532,6 +1532,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evals/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Runs
+         * @description Runs, newest first; with `dataset`, that dataset's.
+         */
+        get: operations["list_runs_api_evals_runs_get"];
+        put?: never;
+        /**
+         * Start Run
+         * @description Queue a run of the dataset against the agent; it runs on the task queue (poll `GET /{id}`).
+         */
+        post: operations["start_run_api_evals_runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals/runs/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Runs
+         * @description Two runs case by case (by case name): what passed before and fails now first.
+         */
+        get: operations["compare_runs_api_evals_runs_compare_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Run
+         * @description The run with its cases' results (failing ones first).
+         */
+        get: operations["get_run_api_evals_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals/runs/{run_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop Run
+         * @description Stop the run: queued, it is cancelled; running, no new case starts (409 once it has ended).
+         */
+        post: operations["stop_run_api_evals_runs__run_id__stop_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2023,6 +2107,22 @@ export interface components {
             /** Id */
             id?: string | null;
         };
+        /** CaseComparison */
+        CaseComparison: {
+            /** Case */
+            case: string;
+            /**
+             * Change
+             * @description regressed, new, still failing, gone, fixed or still passing.
+             */
+            change: string;
+            before: components["schemas"]["CaseResultOut"] | null;
+            after: components["schemas"]["CaseResultOut"] | null;
+            /** Cost Delta */
+            cost_delta: string | null;
+            /** Duration Delta Ms */
+            duration_delta_ms: number | null;
+        };
         /**
          * CaseFromMessageIn
          * @description A turn that happened, as a case: `message_id` is its user message or its answer.
@@ -2050,6 +2150,54 @@ export interface components {
             include_history: boolean;
             /** Evaluators */
             evaluators?: unknown[];
+        };
+        /** CaseResultOut */
+        CaseResultOut: {
+            /** Position */
+            position: number;
+            /** Case */
+            case: string;
+            /** Passed */
+            passed: boolean;
+            /**
+             * Conversation Id
+             * @description The conversation the case ran in (origin eval).
+             */
+            conversation_id: string | null;
+            /** Output */
+            output: unknown;
+            /**
+             * Assertions
+             * @description `{name: {"value": bool, "reason": str | null}}`.
+             */
+            assertions: {
+                [key: string]: unknown;
+            };
+            /** Scores */
+            scores: {
+                [key: string]: unknown;
+            };
+            /** Labels */
+            labels: {
+                [key: string]: unknown;
+            };
+            /** Error */
+            error: string | null;
+            /** Cost */
+            cost: string | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Duration Ms */
+            duration_ms: number;
+        };
+        /** Comparison */
+        Comparison: {
+            before: components["schemas"]["RunOut"];
+            after: components["schemas"]["RunOut"];
+            /** Cases */
+            cases: components["schemas"]["CaseComparison"][];
         };
         /**
          * ConfiguredAgent
@@ -4380,6 +4528,173 @@ export interface components {
              */
             block: string;
         };
+        /** RunDetail */
+        RunDetail: {
+            /** Id */
+            id: string;
+            /** Dataset */
+            dataset: string;
+            /** Dataset Version */
+            dataset_version: number;
+            /** Agent */
+            agent: string;
+            /** Model */
+            model: string | null;
+            /** Label */
+            label: string | null;
+            /**
+             * Status
+             * @description queued, running, stopping, succeeded, failed or cancelled.
+             */
+            status: string;
+            /** Concurrency */
+            concurrency: number;
+            /** Task Id */
+            task_id: string | null;
+            /** Case Count */
+            case_count: number;
+            /** Passed */
+            passed: number;
+            /** Failed */
+            failed: number;
+            /** Errored */
+            errored: number;
+            /** Pass Rate */
+            pass_rate: number | null;
+            /**
+             * Scores
+             * @description Each score's mean over the cases that have it.
+             */
+            scores: {
+                [key: string]: number;
+            };
+            /**
+             * Cost
+             * @description null while any case cost is unknown (an unpriced model).
+             */
+            cost: string | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Duration Ms */
+            duration_ms: number;
+            /** Error */
+            error: string | null;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+            /** Started At */
+            started_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Cases
+             * @description Failing cases first, then in the dataset order.
+             */
+            cases: components["schemas"]["CaseResultOut"][];
+        };
+        /**
+         * RunIn
+         * @description A dataset to run against an agent, on its own model or on `model`.
+         */
+        RunIn: {
+            /** Dataset */
+            dataset: string;
+            /**
+             * Agent
+             * @description The agent slug.
+             */
+            agent: string;
+            /**
+             * Model
+             * @description A model id; null: the agent's own.
+             */
+            model?: string | null;
+            /**
+             * Version
+             * @description The dataset version; null: the latest.
+             */
+            version?: number | null;
+            /** Label */
+            label?: string | null;
+            /**
+             * Concurrency
+             * @description Cases run at once.
+             * @default 4
+             */
+            concurrency: number;
+        };
+        /** RunList */
+        RunList: {
+            /** Runs */
+            runs: components["schemas"]["RunOut"][];
+        };
+        /** RunOut */
+        RunOut: {
+            /** Id */
+            id: string;
+            /** Dataset */
+            dataset: string;
+            /** Dataset Version */
+            dataset_version: number;
+            /** Agent */
+            agent: string;
+            /** Model */
+            model: string | null;
+            /** Label */
+            label: string | null;
+            /**
+             * Status
+             * @description queued, running, stopping, succeeded, failed or cancelled.
+             */
+            status: string;
+            /** Concurrency */
+            concurrency: number;
+            /** Task Id */
+            task_id: string | null;
+            /** Case Count */
+            case_count: number;
+            /** Passed */
+            passed: number;
+            /** Failed */
+            failed: number;
+            /** Errored */
+            errored: number;
+            /** Pass Rate */
+            pass_rate: number | null;
+            /**
+             * Scores
+             * @description Each score's mean over the cases that have it.
+             */
+            scores: {
+                [key: string]: number;
+            };
+            /**
+             * Cost
+             * @description null while any case cost is unknown (an unpriced model).
+             */
+            cost: string | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Duration Ms */
+            duration_ms: number;
+            /** Error */
+            error: string | null;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+            /** Started At */
+            started_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+        };
         /** RunQueued */
         RunQueued: {
             task: components["schemas"]["TaskSummary"];
@@ -6207,8 +6522,8 @@ export interface operations {
                 "tools[]"?: string[];
                 from?: string;
                 to?: string;
-                origin?: ("playground" | "app" | "task" | "workflow")[];
-                "origin[]"?: ("playground" | "app" | "task" | "workflow")[];
+                origin?: ("playground" | "app" | "task" | "workflow" | "eval")[];
+                "origin[]"?: ("playground" | "app" | "task" | "workflow" | "eval")[];
                 tenant?: string | null;
                 actor?: string | null;
                 subject?: string | null;
@@ -13935,6 +14250,410 @@ export interface operations {
             };
             /** @description Nothing with that id or slug. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_runs_api_evals_runs_get: {
+        parameters: {
+            query?: {
+                dataset?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    start_run_api_evals_runs_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compare_runs_api_evals_runs_compare_get: {
+        parameters: {
+            query: {
+                before: string;
+                after: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_run_api_evals_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An eval run id. */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunDetail"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stop_run_api_evals_runs__run_id__stop_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An eval run id. */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

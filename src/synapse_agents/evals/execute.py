@@ -1,0 +1,162 @@
+"""Running an eval: each case of the run's dataset version as a conversation, judged by pydantic-evals.
+
+Each case is a new conversation with origin `eval`, run by the same engine as the playground's
+turns: stored, traced, every model call a ledger row, held to the spending limits that apply. The
+run's model (or the agent's own) answers the case's message; then pydantic-evals runs the case's
+evaluators and the dataset-wide ones on the output, with what the run did as the case's attributes
+(`tool_calls`, `cost`) for Synapse's evaluators. Cases run `concurrency` at a time; a case that
+raises is recorded as errored and the run goes on. Before a case starts, a stop asked for is
+honoured. A case whose inputs carry a `history` is recorded as errored: runs send the message
+alone.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+from pydantic_ai.messages import ToolCallPart
+from pydantic_core import to_jsonable_python
+from pydantic_evals.dataset import set_eval_attribute
+
+from ..chat.service import lookup_target
+from ..runtime.conversation import AppConversation, TurnSettings
+from ..scope import Scope
+from ..tasks import queue
+from ..tasks.service import task_service
+from . import runs
+from .book import read
+from .cases import dataset_of
+from .evaluators import COST, TOOL_CALLS
+from .tables import EvalRun
+
+if TYPE_CHECKING:
+    from ..chat.engine import ChatEngine
+    from ..runtime.assembled import SynapseRuntime
+    from ..targets.target import TurnTarget
+
+KIND = 'evals.run'
+"""The task-queue job that runs an eval (`job:evals.run`)."""
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        return to_jsonable_python(value)
+    except Exception:  # an output pydantic cannot serialise: kept as its text
+        return repr(value)
+
+
+def _said(error: BaseException) -> str:
+    """The error a case ends with, out of the task groups it came through."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return f'{type(error).__name__}: {error}'
+
+
+def _assertions(case: Any) -> dict[str, Any]:
+    return {name: {'value': bool(r.value), 'reason': r.reason} for name, r in case.assertions.items()}
+
+
+def _judged(results: dict[str, Any]) -> dict[str, Any]:
+    return {name: {'value': r.value, 'reason': r.reason} for name, r in results.items()}
+
+
+async def _case(
+    engine: ChatEngine,
+    target: TurnTarget,
+    run: EvalRun,
+    position: int,
+    raw: dict[str, Any],
+    evaluators: list[Any],
+) -> runs.CaseOutcome:
+    """Run one case and judge it; an error (the agent's, an evaluator's) is the outcome's `error`."""
+    conversation = AppConversation(engine, target, Scope(), TurnSettings(model=run.model, origin='eval'))
+    seen: dict[str, Any] = {}
+
+    async def task(inputs: dict[str, Any]) -> Any:
+        if inputs.get('history'):
+            raise ValueError("this case's inputs carry a history, and eval runs send the message alone")
+        reply = await conversation.send(inputs['message'])
+        seen['reply'] = reply
+        calls = [
+            {'name': part.tool_name, 'arguments': part.args_as_dict()}
+            for message in reply.messages
+            for part in message.parts
+            if isinstance(part, ToolCallPart)
+        ]
+        set_eval_attribute(TOOL_CALLS, calls)
+        set_eval_attribute(COST, None if reply.cost is None else str(reply.cost))
+        return reply.output
+
+    started = time.perf_counter()
+    error: str | None = None
+    judged: Any = None
+    try:
+        report = await dataset_of([raw], evaluators).evaluate(task, name=run.id)
+        judged = report.cases[0]
+    except Exception as exc:  # the run or an evaluator raised: the case errs, the run goes on
+        error = _said(exc)
+    reply = seen.get('reply')
+    usage = reply.usage if reply is not None else None
+    return runs.CaseOutcome(
+        position=position,
+        case_name=raw['name'],
+        conversation_id=conversation.id,
+        output=_jsonable(reply.output) if reply is not None else None,
+        assertions=_assertions(judged) if judged is not None else {},
+        scores=_judged(judged.scores) if judged is not None else {},
+        labels=_judged(judged.labels) if judged is not None else {},
+        error=error,
+        cost=reply.cost if reply is not None else None,
+        input_tokens=usage.input_tokens if usage is not None else 0,
+        output_tokens=usage.output_tokens if usage is not None else 0,
+        duration_ms=round((time.perf_counter() - started) * 1000),
+    )
+
+
+async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
+    """Run the queued run `run_id` to its end (see the module); the run as it ended. A run that is
+    not queued (started by another worker, stopped) is left as it is."""
+    store = runtime.store
+    if not await anyio.to_thread.run_sync(runs.start, store, run_id):
+        return await anyio.to_thread.run_sync(runs.get_run, store, run_id)
+    run = await anyio.to_thread.run_sync(runs.get_run, store, run_id)
+    try:
+        dataset = await anyio.to_thread.run_sync(read, store, run.dataset_key, run.dataset_version)
+        target = await lookup_target(runtime, run.agent_key)
+    except Exception as exc:  # the dataset is gone, the agent is unknown: the run fails, saying why
+        return await anyio.to_thread.run_sync(runs.finish, store, run_id, f'{type(exc).__name__}: {exc}')
+    engine = runtime.chat_service().engine
+    limiter = anyio.Semaphore(run.concurrency)
+
+    async def one(position: int, raw: dict[str, Any]) -> None:
+        async with limiter:
+            if await anyio.to_thread.run_sync(runs.stopping, store, run_id):
+                return
+            outcome = await _case(engine, target, run, position, raw, dataset.evaluators)
+            await anyio.to_thread.run_sync(runs.record, store, run_id, outcome)
+
+    async with anyio.create_task_group() as group:
+        for position, raw in enumerate(dataset.cases):
+            group.start_soon(one, position, raw)
+    return await anyio.to_thread.run_sync(runs.finish, store, run_id)
+
+
+async def run_job(runtime: Any, context: dict[str, Any]) -> dict[str, Any]:
+    """The task's work: run the eval its context names."""
+    run_id = context.get('run_id')
+    if not isinstance(run_id, str):
+        raise ValueError('an eval task needs a run_id in its context')
+    run = await execute(runtime, run_id)
+    return {'run_id': run.id, 'status': run.status, 'pass_rate': run.pass_rate}
+
+
+def queue_run(runtime: Any, run_id: str) -> str | None:
+    """Put the run on the task queue and tell the workers (blocking); the task id."""
+    task_id = queue.enqueue_job(runtime.store, KIND, {'run_id': run_id}, once_key=run_id)
+    if task_id is not None:
+        runs.set_task(runtime.store, run_id, task_id)
+        task_service(runtime).dispatcher.queued([task_id])
+    return task_id

@@ -1,0 +1,128 @@
+"""`/api/evals/runs` over HTTP: a dataset run against a demo agent on the task queue, each case a
+stored conversation with origin `eval` and its ledger rows; per-case verdicts and totals; two runs
+compared case by case; stop; and the 4xx answers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from chat_helpers import LOCAL_PEER, LOCAL_URL
+from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.evals import book, runs
+from synapse_agents.runtime.root import SynapseRuntime
+from synapse_agents.store import Store
+from synapse_agents.web.app import create_app
+
+SUPPORT = 'synapse_agents.demo.agents.support-agent'
+CASES = [
+    {
+        'name': 'order',
+        'inputs': {'message': 'Where is order A-1001?'},
+        'evaluators': [
+            {'Contains': 'A-1001'},
+            {'ToolCalled': {'tool': 'lookup_order', 'arguments': {'order_id': 'A-1001'}}},
+        ],
+    },
+    {'name': 'impossible', 'inputs': {'message': 'Hello'}, 'evaluators': [{'Contains': 'words nobody says'}]},
+]
+
+
+@pytest.fixture
+def client(context: SynapseRuntime) -> Iterator[TestClient]:
+    """The app as `synapse serve` opens it: its in-process worker runs the queued eval tasks."""
+    context.maintenance = True
+    with TestClient(create_app(context), base_url=LOCAL_URL, client=LOCAL_PEER) as client:
+        yield client
+
+
+def finished(client: TestClient, run_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run = client.get(f'/api/evals/runs/{run_id}').json()
+        if run['status'] in ('succeeded', 'failed', 'cancelled'):
+            return dict(run)
+        time.sleep(0.1)
+    raise AssertionError(f'run {run_id} did not end: {run}')
+
+
+def test_a_run_judges_each_case_in_a_stored_conversation(client: TestClient, store: Store) -> None:
+    book.create(store, 'support', 'Support', cases=CASES)
+    started = client.post('/api/evals/runs', json={'dataset': 'support', 'agent': SUPPORT, 'concurrency': 2})
+    assert started.status_code == 202, started.text
+    assert started.json()['status'] in ('queued', 'running') and started.json()['task_id']
+    run = finished(client, started.json()['id'])
+    assert run['status'] == 'succeeded' and run['dataset_version'] == 1
+    assert (run['case_count'], run['passed'], run['failed'], run['errored']) == (2, 1, 1, 0)
+    assert run['pass_rate'] == 0.5 and run['input_tokens'] > 0 and run['output_tokens'] > 0
+    failing, passing = run['cases']
+    assert failing['case'] == 'impossible' and failing['passed'] is False, 'failing cases come first'
+    assert 'words nobody says' in failing['assertions']['Contains']['reason']
+    assert passing['case'] == 'order' and passing['passed'] is True
+    assert passing['assertions']['ToolCalled']['value'] is True and 'A-1001' in passing['output']
+
+    conversations = client.get('/api/conversations', params={'origin': 'eval'}).json()['conversations']
+    assert {c['id'] for c in conversations} == {failing['conversation_id'], passing['conversation_id']}
+    thread = client.get(f'/api/conversations/{passing["conversation_id"]}').json()
+    assert [m['role'] for m in thread['messages']] == ['user', 'assistant']
+    with store.read() as session:
+        rows = session.scalar(
+            select(func.count())
+            .select_from(LlmCall)
+            .where(LlmCall.conversation_id == passing['conversation_id'])
+        )
+    assert rows and rows >= 2, 'every model call of a case is a ledger row'
+    listed = client.get('/api/evals/runs', params={'dataset': 'support'}).json()['runs']
+    assert [r['id'] for r in listed] == [run['id']]
+    stop = client.post(f'/api/evals/runs/{run["id"]}/stop')
+    assert stop.status_code == 409 and 'already ended' in stop.json()['error']['message']
+
+
+def test_two_runs_compared_case_by_case(client: TestClient, store: Store) -> None:
+    book.create(store, 'support', 'Support', cases=CASES)
+    before = finished(
+        client, client.post('/api/evals/runs', json={'dataset': 'support', 'agent': SUPPORT}).json()['id']
+    )
+    # pydantic-ai's TestModel calls the tools with made-up arguments: the order case no longer passes.
+    after_id = client.post(
+        '/api/evals/runs',
+        json={'dataset': 'support', 'agent': SUPPORT, 'model': 'test', 'label': 'test model'},
+    ).json()['id']
+    after = finished(client, after_id)
+    assert after['model'] == 'test' and after['label'] == 'test model' and after['passed'] == 0
+    compared = client.get(
+        '/api/evals/runs/compare', params={'before': before['id'], 'after': after['id']}
+    ).json()
+    assert [(c['case'], c['change']) for c in compared['cases']] == [
+        ('order', 'regressed'),
+        ('impossible', 'still failing'),
+    ]
+    assert (
+        compared['cases'][0]['before']['passed'] is True and compared['cases'][0]['after']['passed'] is False
+    )
+
+
+def test_stop_and_bad_input(client: TestClient, store: Store) -> None:
+    book.create(store, 'support', 'Support', cases=CASES)
+    queued = runs.create_run(store, 'support', SUPPORT)  # not on the queue: nothing starts it
+    stopped = client.post(f'/api/evals/runs/{queued.id}/stop')
+    assert stopped.status_code == 200 and stopped.json()['status'] == 'cancelled'
+    assert runs.start(store, queued.id) is False, 'a stopped run never starts'
+
+    assert client.post('/api/evals/runs', json={'dataset': 'nope', 'agent': SUPPORT}).status_code == 404
+    too_many = client.post(
+        '/api/evals/runs', json={'dataset': 'support', 'agent': SUPPORT, 'concurrency': 99}
+    )
+    assert too_many.status_code == 422
+    assert client.get('/api/evals/runs/01a243f6-3a54-7635-a341-50f3dd83fdb2').status_code == 404
+    unknown_agent = finished(
+        client,
+        client.post('/api/evals/runs', json={'dataset': 'support', 'agent': 'no.such-agent'}).json()['id'],
+    )
+    assert unknown_agent['status'] == 'failed' and 'no.such-agent' in unknown_agent['error']
+    assert unknown_agent['cases'] == []
