@@ -126,3 +126,29 @@ def test_stop_and_bad_input(client: TestClient, store: Store) -> None:
     )
     assert unknown_agent['status'] == 'failed' and 'no.such-agent' in unknown_agent['error']
     assert unknown_agent['cases'] == []
+
+
+def test_a_judges_model_calls_are_ledger_rows_in_the_cases_conversation(
+    client: TestClient, store: Store
+) -> None:
+    judged = {
+        'name': 'judged',
+        'inputs': {'message': 'Where is order A-1001?'},
+        'evaluators': [{'LLMJudge': {'rubric': 'Says where the order is.', 'model': 'test'}}],
+    }
+    book.create(store, 'judged', 'Judged', cases=[judged])
+    run = finished(
+        client, client.post('/api/evals/runs', json={'dataset': 'judged', 'agent': SUPPORT}).json()['id']
+    )
+    (case,) = run['cases']
+    assert case['error'] is None and 'LLMJudge' in case['assertions']
+    with store.read() as session:
+        rows = session.execute(
+            select(LlmCall.module, LlmCall.parent_run_id, LlmCall.run_id).where(
+                LlmCall.conversation_id == case['conversation_id']
+            )
+        ).all()
+    judges = [row for row in rows if row.module == 'eval']
+    turns = {row.run_id for row in rows if row.module != 'eval'}
+    assert len(judges) == 1, rows
+    assert judges[0].parent_run_id in turns, "the judge's row sits under the case's run"

@@ -163,14 +163,14 @@ def test_run_gates_on_a_baseline_and_a_pass_rate(tmp_path: Path) -> None:
         '--min-pass-rate',
         '1',
     )
-    assert 'succeeded, 100%' in table and '│ pass' in table
+    assert 'succeeded, 100% passed' in table and '│ pass' in table
 
     # pydantic-ai's TestModel calls lookup_order with made-up arguments: the case fails now. The
     # table is printed, and the gate's verdict is one line on standard error.
     gated = invoke(
         'eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--baseline', baseline['id']
     )
-    assert gated.exit_code == 1 and 'succeeded, 0%' in gated.stdout and '│ error' in gated.stdout
+    assert gated.exit_code == 1 and 'succeeded, 0% passed' in gated.stdout and '│ error' in gated.stdout
     assert gated.stderr.strip() == f'Error: 1 case(s) passed in {baseline["id"]} and fail now: order'
     result = invoke(
         'eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--min-pass-rate', '0.5'

@@ -374,10 +374,7 @@ def eval_run(
             for row in sorted(rows, key=lambda r: (r.passed, r.position))
         ]
         rate = '—' if ended.pass_rate is None else f'{ended.pass_rate:.0%}'
-        title = (
-            f'Eval run {ended.id}: {dataset} v{ended.dataset_version} on {agent}, '
-            f'{ended.status}, {rate} passed'
-        )
+        title = f'Eval run {ended.id} of {dataset} v{ended.dataset_version}: {ended.status}, {rate} passed'
         Console().print(fitted_table(title, RESULT_COLUMNS, cells))
     if ended.status == 'failed':
         fail(f'eval run {ended.id} failed: {ended.error}')

@@ -2,9 +2,11 @@
 
 `{"ToolCalled": "lookup_order"}`, `{"ToolCalled": {"tool": "lookup_order", "arguments": {"id": 7}}}`,
 `{"MaxCost": 0.01}` and `{"MatchesSchema": {"schema": {...}}}` sit beside pydantic-evals'
-`Equals`, `EqualsExpected`, `Contains`, `IsInstance`, `MaxDuration`, `LLMJudge` and
-`HasMatchingSpan`. What a run saw that the output alone does not say (the tool calls made, what
-the case cost) reaches them as the case's attributes: `tool_calls` (a list of `{"name",
+`Equals`, `EqualsExpected`, `Contains`, `IsInstance`, `MaxDuration` and `HasMatchingSpan`.
+`LLMJudge` is written as pydantic-evals writes it but run by Synapse's own class of that name:
+the one pydantic-evals 0.0.51 ships builds its agent with an argument pydantic-ai no longer takes.
+What a run saw that the output alone does not say (the tool calls made, what the case cost) reaches
+them as the case's attributes: `tool_calls` (a list of `{"name",
 "arguments"}`) and `cost` (a decimal string, or None when the model has no price).
 """
 
@@ -15,6 +17,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import jsonschema
+from pydantic import BaseModel, Field
+from pydantic_ai import Agent
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 
 TOOL_CALLS = 'tool_calls'
@@ -89,10 +93,45 @@ class MatchesSchema(Evaluator[object, object, object]):
         return EvaluationReason(False, f'{where}: {errors[0].message}')
 
 
+JUDGE_INSTRUCTIONS = (
+    'You grade the output of an AI agent against a rubric. Say whether the output meets the rubric '
+    '(passed), with a short reason, and a score from 0 (not at all) to 1 (fully).'
+)
+
+
+class Grading(BaseModel):
+    """A judge's verdict."""
+
+    reason: str
+    passed: bool
+    score: float = Field(ge=0, le=1)
+
+
+@dataclass
+class LLMJudge(Evaluator[object, object, object]):
+    """A judge model says whether the output meets `rubric` (with the input too when
+    `include_input`). Named and written as pydantic-evals' own `LLMJudge`, run on pydantic-ai's
+    current `Agent`; `model` is required (never a default provider). Inside an eval run its model
+    calls are ledger rows (`evals/execute.py`)."""
+
+    rubric: str
+    model: str
+    include_input: bool = False
+
+    async def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        judge = Agent(self.model, output_type=Grading, instructions=JUDGE_INSTRUCTIONS, name='eval-judge')
+        parts = [f'<Rubric>\n{self.rubric}\n</Rubric>', f'<Output>\n{ctx.output!r}\n</Output>']
+        if self.include_input:
+            parts.insert(1, f'<Input>\n{ctx.inputs!r}\n</Input>')
+        grading = (await judge.run('\n'.join(parts))).output
+        return EvaluationReason(grading.passed, grading.reason)
+
+
 SYNAPSE_EVALUATORS: tuple[type[Evaluator[object, object, object]], ...] = (
     ToolCalled,
     MaxCost,
     MatchesSchema,
+    LLMJudge,
 )
 """Registered with pydantic-evals' own whenever a dataset is read."""
 

@@ -7,12 +7,14 @@ evaluators and the dataset-wide ones on the output, with what the run did as the
 (`tool_calls`, `cost`) for Synapse's evaluators. Cases run `concurrency` at a time; a case that
 raises is recorded as errored and the run goes on. Before a case starts, a stop asked for is
 honoured. A case whose inputs carry a `history` is recorded as errored: runs send the message
-alone.
+alone. An `LLMJudge`'s model calls are ledger rows of module `eval` in the case's conversation,
+under the case's run.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -21,6 +23,8 @@ from pydantic_ai.messages import ToolCallPart
 from pydantic_core import to_jsonable_python
 from pydantic_evals.dataset import set_eval_attribute
 
+from ..accounting.capability import Spending
+from ..accounting.nested import TurnAccount, accounted
 from ..chat.service import lookup_target
 from ..runtime.conversation import AppConversation, TurnSettings
 from ..scope import Scope
@@ -33,12 +37,13 @@ from .evaluators import COST, TOOL_CALLS
 from .tables import EvalRun
 
 if TYPE_CHECKING:
-    from ..chat.engine import ChatEngine
     from ..runtime.assembled import SynapseRuntime
     from ..targets.target import TurnTarget
 
 KIND = 'evals.run'
 """The task-queue job that runs an eval (`job:evals.run`)."""
+MODULE = 'eval'
+"""The ledger module of the evaluators' own model calls (an `LLMJudge`'s)."""
 
 
 def _jsonable(value: Any) -> Any:
@@ -63,8 +68,15 @@ def _judged(results: dict[str, Any]) -> dict[str, Any]:
     return {name: {'value': r.value, 'reason': r.reason} for name, r in results.items()}
 
 
+def _judges_account(runtime: SynapseRuntime) -> TurnAccount:
+    """Where the model calls of a case's evaluators (an `LLMJudge`'s) are accounted: ledger rows of
+    module `eval`, held to the limits, in the case's conversation once it has one."""
+    spending = Spending(runtime.store, settings=runtime.settings, module=MODULE)
+    return TurnAccount(spending=spending, run_id='', module=MODULE, on_row=lambda _row: None)
+
+
 async def _case(
-    engine: ChatEngine,
+    runtime: SynapseRuntime,
     target: TurnTarget,
     run: EvalRun,
     position: int,
@@ -72,14 +84,20 @@ async def _case(
     evaluators: list[Any],
 ) -> runs.CaseOutcome:
     """Run one case and judge it; an error (the agent's, an evaluator's) is the outcome's `error`."""
+    engine = runtime.chat_service().engine
     conversation = AppConversation(engine, target, Scope(), TurnSettings(model=run.model, origin='eval'))
     seen: dict[str, Any] = {}
+    judges = _judges_account(runtime)
 
     async def task(inputs: dict[str, Any]) -> Any:
         if inputs.get('history'):
             raise ValueError("this case's inputs carry a history, and eval runs send the message alone")
         reply = await conversation.send(inputs['message'])
         seen['reply'] = reply
+        # The judges' calls go in the case's conversation, under the case's run.
+        judges.run_id = reply.run_id
+        judges.conversation_id = reply.conversation_id
+        judges.spending = replace(judges.spending, conversation_id=reply.conversation_id)
         calls = [
             {'name': part.tool_name, 'arguments': part.args_as_dict()}
             for message in reply.messages
@@ -94,7 +112,8 @@ async def _case(
     error: str | None = None
     judged: Any = None
     try:
-        report = await dataset_of([raw], evaluators).evaluate(task, name=run.id)
+        with accounted(judges):
+            report = await dataset_of([raw], evaluators).evaluate(task, name=run.id)
         judged = report.cases[0]
     except Exception as exc:  # the run or an evaluator raised: the case errs, the run goes on
         error = _said(exc)
@@ -128,14 +147,13 @@ async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
         target = await lookup_target(runtime, run.agent_key)
     except Exception as exc:  # the dataset is gone, the agent is unknown: the run fails, saying why
         return await anyio.to_thread.run_sync(runs.finish, store, run_id, f'{type(exc).__name__}: {exc}')
-    engine = runtime.chat_service().engine
     limiter = anyio.Semaphore(run.concurrency)
 
     async def one(position: int, raw: dict[str, Any]) -> None:
         async with limiter:
             if await anyio.to_thread.run_sync(runs.stopping, store, run_id):
                 return
-            outcome = await _case(engine, target, run, position, raw, dataset.evaluators)
+            outcome = await _case(runtime, target, run, position, raw, dataset.evaluators)
             await anyio.to_thread.run_sync(runs.record, store, run_id, outcome)
 
     async with anyio.create_task_group() as group:
