@@ -1,5 +1,5 @@
-"""`synapse eval`: eval datasets on the command line (list, show, add a case, import, export), and
-runs (run a dataset against an agent here, with a baseline to gate CI on; compare two runs).
+"""`synapse eval`: eval datasets on the command line: list, show, add a case, import and export
+(`cli_runs.py` adds `run` and `compare`).
 
 A refusal (a bad case, an unknown dataset, a change on a version that is no longer the latest) is
 one line on standard error with exit code 1.
@@ -44,7 +44,7 @@ CASE_COLUMNS = (
 SHOWN_CHARS = 80
 
 
-def _refused(exc: Exception) -> tuple[str, int] | None:
+def refused(exc: Exception) -> tuple[str, int] | None:
     from ..errors import EvalConflict, EvalDatasetNotFound, EvalInvalid, EvalRunNotFound, UnknownAgent
 
     if isinstance(exc, EvalInvalid):
@@ -54,10 +54,10 @@ def _refused(exc: Exception) -> tuple[str, int] | None:
 
 
 def _opened(ctx: typer.Context) -> AbstractContextManager[SynapseRuntime]:
-    return cli_common.opened(ctx, refused=_refused)
+    return cli_common.opened(ctx, refused=refused)
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = ' '.join(text.split())
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + '…'
@@ -127,8 +127,8 @@ def eval_show(
     cells = [
         (
             case['name'],
-            _shown(case['inputs']['message']),
-            _shown(case['expected_output']) if 'expected_output' in case else '—',
+            shown(case['inputs']['message']),
+            shown(case['expected_output']) if 'expected_output' in case else '—',
             _evaluator_names(case.get('evaluators', [])),
         )
         for case in found.cases
@@ -281,133 +281,3 @@ def eval_export(
         fail(f'{output}: already exists (nothing is overwritten)')
     output.write_text(text, encoding='utf-8')
     Console().print(escape(f'{key} version {found.version} written to {output}.'), highlight=False)
-
-
-RESULT_COLUMNS = (
-    Column('Case', least=10),
-    Column('Verdict', least=7),
-    Column('Why', least=20),
-    Column('Cost', least=6, right=True, drop=2),
-    Column('ms', least=4, right=True, drop=1),
-)
-
-
-def _why(row: Any) -> str:
-    if row.error:
-        return _shown(row.error)
-    failing = [
-        f'{name}: {a.get("reason") or "false"}'
-        for name, a in (row.assertions or {}).items()
-        if not a.get('value')
-    ]
-    return _shown('; '.join(failing)) if failing else '—'
-
-
-def _run_json(run: Any, rows: list[Any]) -> dict[str, Any]:
-    from .run_routes import _detail
-
-    return _detail(run, rows).model_dump(mode='json')
-
-
-@eval_app.command('run')
-def eval_run(
-    ctx: typer.Context,
-    dataset: Annotated[str, typer.Argument(help='The dataset key.')],
-    agent: Annotated[str, typer.Option(help='The slug of the agent to run.')],
-    model: Annotated[str | None, typer.Option(help="A model id (default: the agent's own).")] = None,
-    version: Annotated[
-        int | None, typer.Option(min=1, help='The dataset version (default: the latest).')
-    ] = None,
-    label: Annotated[
-        str | None, typer.Option(help='A label for this run (a branch, a prompt version).')
-    ] = None,
-    concurrency: Annotated[int, typer.Option(min=1, max=16, help='Cases run at once.')] = 4,
-    baseline: Annotated[
-        str | None, typer.Option(help='A run id: exit 1 when a case that passed there fails here.')
-    ] = None,
-    min_pass_rate: Annotated[
-        float | None, typer.Option(min=0.0, max=1.0, help='Exit 1 when the pass rate is below this (0 to 1).')
-    ] = None,
-    demo: Annotated[bool, typer.Option(help='Serve the offline demo agents too.')] = False,
-    as_json: Annotated[
-        bool, typer.Option('--json', help='Print the JSON GET /api/evals/runs/ID answers.')
-    ] = False,
-) -> None:
-    """Run a dataset against an agent here (no server needed); a table of the cases' verdicts.
-
-    Exits 1 when a case that passed in --baseline fails, or the pass rate is below --min-pass-rate;
-    0 otherwise, whatever the verdicts."""
-    import anyio
-
-    from . import runs
-    from .execute import execute
-
-    with cli_common.opened(ctx, agents=True, demo=demo, refused=_refused) as runtime:
-        if baseline is not None:
-            runs.get_run(runtime.store, baseline)
-        run = runs.create_run(
-            runtime.store, dataset, agent, model=model, label=label, concurrency=concurrency, version=version
-        )
-
-        async def go() -> Any:
-            async with runtime.running():
-                return await execute(runtime, run.id)
-
-        ended = anyio.run(go)
-        rows = runs.results(runtime.store, run.id)
-        regressions = (
-            [c.case_name for c in runs.compare(runtime.store, baseline, run.id) if c.change == 'regressed']
-            if baseline is not None
-            else []
-        )
-    if as_json:
-        echo_json({**_run_json(ended, rows), 'regressions': regressions})
-    else:
-        cells = [
-            (
-                row.case_name,
-                'error' if row.error else ('pass' if row.passed else 'FAIL'),
-                _why(row),
-                '—' if row.cost is None else f'{row.cost.normalize():f}',
-                str(row.duration_ms),
-            )
-            for row in sorted(rows, key=lambda r: (r.passed, r.position))
-        ]
-        rate = '—' if ended.pass_rate is None else f'{ended.pass_rate:.0%}'
-        title = f'Eval run {ended.id} of {dataset} v{ended.dataset_version}: {ended.status}, {rate} passed'
-        Console().print(fitted_table(title, RESULT_COLUMNS, cells))
-    if ended.status == 'failed':
-        fail(f'eval run {ended.id} failed: {ended.error}')
-    if regressions:
-        fail(f'{len(regressions)} case(s) passed in {baseline} and fail now: {", ".join(regressions)}')
-    if min_pass_rate is not None and (ended.pass_rate or 0.0) < min_pass_rate:
-        fail(f'pass rate {(ended.pass_rate or 0.0):.0%} is below {min_pass_rate:.0%}')
-
-
-@eval_app.command('compare')
-def eval_compare(
-    ctx: typer.Context,
-    before: Annotated[str, typer.Argument(help='The earlier run id.')],
-    after: Annotated[str, typer.Argument(help='The later run id.')],
-    as_json: Annotated[bool, typer.Option('--json', help='Print the cases side by side as JSON.')] = False,
-) -> None:
-    """Two runs case by case: what passed before and fails now first."""
-    from . import runs
-
-    with _opened(ctx) as runtime:
-        changes = runs.compare(runtime.store, before, after)
-    if as_json:
-        echo_json([{'case': c.case_name, 'change': c.change} for c in changes])
-        return
-    columns = (
-        Column('Case', least=10),
-        Column('Change', least=10),
-        Column('Before', least=6),
-        Column('After', least=6),
-    )
-
-    def verdict(row: Any) -> str:
-        return '—' if row is None else ('error' if row.error else ('pass' if row.passed else 'fail'))
-
-    cells = [(c.case_name, c.change, verdict(c.before), verdict(c.after)) for c in changes]
-    Console().print(fitted_table(f'{before} → {after}', columns, cells))

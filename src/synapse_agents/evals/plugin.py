@@ -9,6 +9,7 @@ import typer
 
 from ..plugins.hookspecs import TaskJob, hookimpl
 from .cli import eval_app
+from .cli_runs import add_run_commands
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -27,6 +28,7 @@ def register_routes() -> Sequence[APIRouter]:
 @hookimpl
 def register_commands(cli: typer.Typer) -> None:
     """`synapse eval`."""
+    add_run_commands(eval_app)
     cli.add_typer(eval_app, name='eval')
 
 
