@@ -117,3 +117,57 @@ it.each([
   expect(screen.getByTestId('own-frames')).toHaveTextContent('agent.py')
   if (partial) expect(screen.getByText('Looking it up')).toBeInTheDocument()
 }, 20000)
+
+// A compression marker arrives in the stream before the answer; the store keeps it as a notice row
+// of its own after the answer. An opened summary stays open through the hand-over.
+it('an opened compression summary stays open when the stored turn takes over', async () => {
+  const summary = 'They talked about tides.'
+  const notice = event({ type: 'data-notice', data: { kind: 'compressed', message: '3 turns summarised.', summary } })
+  const answered =
+    event({ type: 'start', messageId: 'a1', messageMetadata: meta }) +
+    notice +
+    event({ type: 'text-start', id: 't' }) +
+    event({ type: 'text-delta', id: 't', delta: 'High tide at six.' }) +
+    event({ type: 'text-end', id: 't' }) +
+    event({ type: 'finish', finishReason: 'stop', messageMetadata: meta }) +
+    'data: [DONE]\n\n'
+  const stored = [
+    { id: 'u1', copied_from_id: null, role: 'user', status: 'complete', content: 'tides?', created_at: AT, attachments: [] },
+    {
+      id: 'a1', copied_from_id: null, role: 'assistant', status: 'complete', content: 'High tide at six.', created_at: AT,
+      parts: [{ type: 'text', text: 'High tide at six.' }], usage: null, input_tokens: null, output_tokens: null, cost: null, duration_ms: null, meta: null,
+    },
+    { id: 'n1', copied_from_id: null, role: 'notice', status: 'complete', content: '3 turns summarised.', created_at: AT, meta: { kind: 'compressed', summary } },
+  ] as ReplayMessage[]
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const reads: string[] = []
+  vi.stubGlobal('fetch', vi.fn(async (url: string) => {
+    if (url === `/api/agents/${SLUG}/chat`) return new Response(streamOf(answered), { headers: { 'Content-Type': 'text/event-stream' } })
+    if (url === `/api/agents/${SLUG}`) return Response.json(agent)
+    if (url === `/api/agents/${SLUG}/models`) return Response.json({ default: 'demo', models: [] })
+    if (url === '/api/agents') return Response.json({ agents: [agent], problems: [], targets: ['demo'], project_root: '/p' })
+    if (url === '/api/health') return Response.json({ status: 'ok', version: '9.9.9', database: 'sqlite', revision: null, head: null, up_to_date: true })
+    if (url.startsWith('/api/conversations?')) return Response.json({ conversations: [], total: 0, page: 1, page_size: 25, pages: 0 })
+    if (url === `/api/conversations/${CONVERSATION}`) {
+      await released
+      reads.push(url)
+      return Response.json(detail(stored))
+    }
+    return Response.json({ error: { code: 'not_found', message: url } }, { status: 404 })
+  }))
+  render(
+    <MemoryRouter initialEntries={[`/agents/${SLUG}`]}>
+      <App />
+    </MemoryRouter>,
+  )
+  await userEvent.type(await screen.findByRole('textbox', { name: 'Message' }), 'tides?{Enter}')
+  await userEvent.click(await screen.findByTestId('compression-summary-toggle'))
+  expect(screen.getByTestId('compression-summary')).toHaveTextContent(summary)
+  release()
+  await waitFor(() => expect(reads.length).toBeGreaterThanOrEqual(2))
+  await waitFor(() => expect(screen.queryByRole('button', { name: 'Stop (Esc)' })).toBeNull())
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  expect(screen.getAllByTestId('compression-marker')).toHaveLength(1)
+  expect(screen.getByTestId('compression-summary')).toHaveTextContent(summary)
+}, 20000)

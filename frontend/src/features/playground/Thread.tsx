@@ -80,17 +80,25 @@ function lastPaused(items: ThreadItem[]): number {
 }
 
 /**
- * React keys: the item's id, except for the error card that ends a turn with an answer before it,
- * keyed by that answer. The stored error row has an id of its own that the live turn never saw, so
- * the card keeps its state (an opened traceback) when the stored replay takes over.
+ * React keys: the item's id, except for the notices and the error card that follow an answer in its
+ * turn, keyed by that answer (`-notice-1`, `-notice-2`, ..., `-error`). Their stored rows have ids
+ * of their own that the live turn never saw, so a card keeps its state (an opened traceback or
+ * summary) when the stored replay takes over.
  */
 export function itemKeys(items: ThreadItem[]): string[] {
   const keys = new Set<string>()
   let answer: string | null = null
+  let notices = 0
   return items.map((item) => {
     if (item.kind === 'user') answer = null
-    if (item.kind === 'assistant') answer = item.id
-    const key = item.kind === 'error' && answer && !keys.has(`${answer}-error`) ? `${answer}-error` : item.id
+    if (item.kind === 'assistant') {
+      answer = item.id
+      notices = 0
+    }
+    let key = item.id
+    if (answer && item.kind === 'error') key = `${answer}-error`
+    if (answer && item.kind === 'notice') key = `${answer}-notice-${++notices}`
+    if (keys.has(key)) key = item.id
     keys.add(key)
     return key
   })

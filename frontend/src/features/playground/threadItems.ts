@@ -19,17 +19,19 @@ export function metaOf(metadata: MessageMetadata): MetaView | null {
 }
 
 /**
- * A live turn as the stored replay will show it. A turn that failed ends in its error card, drawn
- * as an item of its own, as the replay draws its error row; with nothing before the card, the
- * card takes the answer's id, as the stored row does. So the hand-over to the replay keeps the same
- * components (an opened traceback stays open, an expanded tool card stays expanded).
+ * A live turn as the stored replay will show it: the answer, then its notices (a compression
+ * marker, ...) as items of their own, then the error card that ended a failed turn. With nothing
+ * before the card, it takes the answer's id, as the stored row does; `itemKeys` keys the notices and
+ * a card after an answer by that answer. So the hand-over to the replay keeps the same components
+ * (an opened traceback or summary stays open, an expanded tool card stays expanded).
  */
 function turnItems(key: string, turn: Turn): ThreadItem[] {
   // The server's ids once known, so the stored replay takes over the same components.
   const id = turn.metadata.message_id ?? `${key}-answer`
   const last = turn.parts.at(-1)
   const failed = turn.status === 'error' && last?.type === 'error' ? last : null
-  const parts = failed ? turn.parts.slice(0, -1) : turn.parts
+  const kept = failed ? turn.parts.slice(0, -1) : turn.parts
+  const parts = kept.filter((part) => part.type !== 'notice')
   const items: ThreadItem[] = []
   if (!failed || parts.length > 0)
     items.push({
@@ -40,6 +42,10 @@ function turnItems(key: string, turn: Turn): ThreadItem[] {
       streaming: turn.status === 'streaming',
       stopped: turn.status === 'aborted',
     })
+  kept.forEach((part, index) => {
+    if (part.type === 'notice')
+      items.push({ kind: 'notice', id: `${id}-notice-${index}`, noticeKind: part.noticeKind, message: part.message, summary: part.summary })
+  })
   if (failed) items.push({ kind: 'error', id: parts.length > 0 ? `${id}-error` : id, error: failed.error })
   return items
 }
