@@ -92,8 +92,8 @@ async def measure(project: Path, database_url: str, rounds: int) -> dict[str, li
             started = time.perf_counter()
             for message in messages:
                 async with agent.run_stream_events(message) as events:
-                    async for _event in events:
-                        pass
+                    seen = [event async for event in events]
+                    assert seen, 'the run streamed nothing'
             direct = (time.perf_counter() - started) * 1000 / CASES
             run = runs.create_run(runtime.store, 'bench', slug, concurrency=1)
             started = time.perf_counter()
