@@ -107,6 +107,34 @@ def test_two_runs_compared_case_by_case(client: TestClient, store: Store) -> Non
     )
 
 
+def test_one_request_runs_several_models_side_by_side(client: TestClient, store: Store) -> None:
+    book.create(store, 'support', 'Support', cases=CASES)
+    started = client.post(
+        '/api/evals/runs/side-by-side',
+        json={'dataset': 'support', 'agent': SUPPORT, 'models': [None, 'test']},
+    )
+    assert started.status_code == 202, started.text
+    own, test = (finished(client, run['id']) for run in started.json()['runs'])
+    assert (own['model'], own['label'], own['passed']) == (None, "agent's own model", 1)
+    assert (test['model'], test['label'], test['passed']) == ('test', 'test', 0)
+    assert own['task_id'] != test['task_id'] and own['dataset_version'] == test['dataset_version'] == 1
+    for body, field in (
+        ({'models': []}, 'models'),
+        ({'models': ['test', 'test']}, 'models'),
+        ({'models': ['a', 'b', 'c', 'd', 'e', 'f', 'g']}, 'models'),
+        ({'models': ['test'], 'model': 'test'}, 'model'),
+    ):
+        refused = client.post(
+            '/api/evals/runs/side-by-side', json={'dataset': 'support', 'agent': SUPPORT, **body}
+        )
+        assert refused.status_code == 422 and field in refused.text, refused.text
+    missing = client.post(
+        '/api/evals/runs/side-by-side', json={'dataset': 'nope', 'agent': SUPPORT, 'models': [None]}
+    )
+    assert missing.status_code == 404
+    assert len(runs.listed(store, 'support')) == 2, 'a refused request stores no run'
+
+
 def test_stop_and_bad_input(client: TestClient, store: Store) -> None:
     book.create(store, 'support', 'Support', cases=CASES)
     queued = runs.create_run(store, 'support', SUPPORT)  # not on the queue: nothing starts it

@@ -171,11 +171,14 @@ def test_run_gates_on_a_baseline_and_a_pass_rate(tmp_path: Path) -> None:
         'eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--baseline', baseline['id']
     )
     assert gated.exit_code == 1 and 'succeeded, 0% passed' in gated.stdout and '│ error' in gated.stdout
-    assert gated.stderr.strip() == f'Error: 1 case(s) passed in {baseline["id"]} and fail now: order'
+    gated_id = gated.stdout.split('Eval run ', 1)[1].split()[0]
+    assert gated.stderr.strip() == (
+        f'Error: 1 case(s) passed in {baseline["id"]} and fail in {gated_id} (test): order'
+    )
     result = invoke(
         'eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--min-pass-rate', '0.5'
     )
-    assert result.exit_code == 1 and 'pass rate 0% is below 50%' in result.stderr
+    assert result.exit_code == 1 and 'pass rate 0% of ' in result.stderr and 'is below 50%' in result.stderr
     compared = json.loads(
         ok(
             'eval',
@@ -202,3 +205,38 @@ def test_run_gates_on_a_baseline_and_a_pass_rate(tmp_path: Path) -> None:
         'No eval run',
     )
     refused(('eval', 'run', 'nope', '--agent', SUPPORT, '--demo'), "No eval dataset 'nope'")
+
+
+def test_several_models_run_side_by_side_and_each_is_gated(tmp_path: Path) -> None:
+    source = tmp_path / 'orders.yaml'
+    source.write_text(ORDER_CASES)
+    ok('eval', 'import', str(source), '--key', 'orders')
+    result = invoke(
+        'eval',
+        'run',
+        'orders',
+        '--agent',
+        SUPPORT,
+        '--demo',
+        '--model',
+        'demo',
+        '--model',
+        'test',
+        '--label',
+        'pr-7',
+        '--min-pass-rate',
+        '1',
+        '--json',
+    )
+    body = json.loads(result.stdout)
+    demo, test = body['runs']
+    assert (demo['model'], demo['label'], demo['pass_rate']) == ('demo', 'pr-7 · demo', 1.0)
+    assert (test['model'], test['label'], test['pass_rate']) == ('test', 'pr-7 · test', 0.0)
+    assert demo['dataset_version'] == test['dataset_version'] == 1
+    # Only the run below the bar is named, on one line.
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip() == f'Error: pass rate 0% of {test["id"]} (test) is below 100%'
+    refused(
+        ('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--model', 'test'),
+        'each model once',
+    )

@@ -48,11 +48,46 @@ def _run_json(run: Any, rows: list[Any]) -> dict[str, Any]:
     return _detail(run, rows).model_dump(mode='json')
 
 
+def _table(dataset: str, run: Any, rows: list[Any]) -> Any:
+    cells = [
+        (
+            row.case_name,
+            'error' if row.error else ('pass' if row.passed else 'FAIL'),
+            _why(row),
+            '—' if row.cost is None else f'{row.cost.normalize():f}',
+            str(row.duration_ms),
+        )
+        for row in sorted(rows, key=lambda r: (r.passed, r.position))
+    ]
+    rate = '—' if run.pass_rate is None else f'{run.pass_rate:.0%}'
+    on = f' on {run.model}' if run.model else ''
+    title = f'Eval run {run.id} of {dataset} v{run.dataset_version}{on}: {run.status}, {rate} passed'
+    return fitted_table(title, RESULT_COLUMNS, cells)
+
+
+def _gate(run: Any, regressions: list[str], baseline: str | None, min_pass_rate: float | None) -> str | None:
+    """Why this run fails the gate, or None."""
+    on = f' ({run.model})' if run.model else ''
+    if run.status == 'failed':
+        return f'eval run {run.id}{on} failed: {run.error}'
+    if regressions:
+        failing = ', '.join(regressions)
+        return f'{len(regressions)} case(s) passed in {baseline} and fail in {run.id}{on}: {failing}'
+    if min_pass_rate is not None and (run.pass_rate or 0.0) < min_pass_rate:
+        return f'pass rate {(run.pass_rate or 0.0):.0%} of {run.id}{on} is below {min_pass_rate:.0%}'
+    return None
+
+
 def eval_run(
     ctx: typer.Context,
     dataset: Annotated[str, typer.Argument(help='The dataset key.')],
     agent: Annotated[str, typer.Option(help='The slug of the agent to run.')],
-    model: Annotated[str | None, typer.Option(help="A model id (default: the agent's own).")] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A model id (default: the agent's own); given several times, one run each, side by side."
+        ),
+    ] = None,
     version: Annotated[
         int | None, typer.Option(min=1, help='The dataset version (default: the latest).')
     ] = None,
@@ -68,58 +103,77 @@ def eval_run(
     ] = None,
     demo: Annotated[bool, typer.Option(help='Serve the offline demo agents too.')] = False,
     as_json: Annotated[
-        bool, typer.Option('--json', help='Print the JSON GET /api/evals/runs/ID answers.')
+        bool,
+        typer.Option(
+            '--json', help='Print the JSON GET /api/evals/runs/ID answers (several: {"runs": [...]}).'
+        ),
     ] = False,
 ) -> None:
     """Run a dataset against an agent here (no server needed); a table of the cases' verdicts.
 
-    Exits 1 when a case that passed in --baseline fails, or the pass rate is below --min-pass-rate;
-    0 otherwise, whatever the verdicts."""
+    Exits 1 when a case that passed in --baseline fails, or the pass rate is below --min-pass-rate
+    (with several --model, when any run does); 0 otherwise, whatever the verdicts."""
     import anyio
 
     from . import runs
     from .execute import execute
 
+    models: list[str | None] = list(model) if model else [None]
     with cli_common.opened(ctx, agents=True, demo=demo, refused=refused) as runtime:
         if baseline is not None:
             runs.get_run(runtime.store, baseline)
-        run = runs.create_run(
-            runtime.store, dataset, agent, model=model, label=label, concurrency=concurrency, version=version
-        )
-
-        async def go() -> Any:
-            async with runtime.running():
-                return await execute(runtime, run.id)
-
-        ended = anyio.run(go)
-        rows = runs.results(runtime.store, run.id)
-        regressions = (
-            [c.case_name for c in runs.compare(runtime.store, baseline, run.id) if c.change == 'regressed']
-            if baseline is not None
-            else []
-        )
-    if as_json:
-        echo_json({**_run_json(ended, rows), 'regressions': regressions})
-    else:
-        cells = [
-            (
-                row.case_name,
-                'error' if row.error else ('pass' if row.passed else 'FAIL'),
-                _why(row),
-                '—' if row.cost is None else f'{row.cost.normalize():f}',
-                str(row.duration_ms),
+        if len(models) == 1:
+            created = [
+                runs.create_run(
+                    runtime.store,
+                    dataset,
+                    agent,
+                    model=models[0],
+                    label=label,
+                    concurrency=concurrency,
+                    version=version,
+                )
+            ]
+        else:
+            created = runs.create_runs(
+                runtime.store, dataset, agent, models, label=label, concurrency=concurrency, version=version
             )
-            for row in sorted(rows, key=lambda r: (r.passed, r.position))
-        ]
-        rate = '—' if ended.pass_rate is None else f'{ended.pass_rate:.0%}'
-        title = f'Eval run {ended.id} of {dataset} v{ended.dataset_version}: {ended.status}, {rate} passed'
-        Console().print(fitted_table(title, RESULT_COLUMNS, cells))
-    if ended.status == 'failed':
-        fail(f'eval run {ended.id} failed: {ended.error}')
-    if regressions:
-        fail(f'{len(regressions)} case(s) passed in {baseline} and fail now: {", ".join(regressions)}')
-    if min_pass_rate is not None and (ended.pass_rate or 0.0) < min_pass_rate:
-        fail(f'pass rate {(ended.pass_rate or 0.0):.0%} is below {min_pass_rate:.0%}')
+        ended: dict[str, Any] = {}
+
+        async def go() -> None:
+            async def one(run_id: str) -> None:
+                ended[run_id] = await execute(runtime, run_id)
+
+            async with runtime.running(), anyio.create_task_group() as group:
+                for run in created:
+                    group.start_soon(one, run.id)
+
+        anyio.run(go)
+        outcomes = []
+        for run in created:
+            rows = runs.results(runtime.store, run.id)
+            regressions = (
+                [
+                    c.case_name
+                    for c in runs.compare(runtime.store, baseline, run.id)
+                    if c.change == 'regressed'
+                ]
+                if baseline is not None
+                else []
+            )
+            outcomes.append((ended[run.id], rows, regressions))
+    if as_json:
+        shown_runs = [{**_run_json(run, rows), 'regressions': regressed} for run, rows, regressed in outcomes]
+        echo_json(shown_runs[0] if len(shown_runs) == 1 else {'runs': shown_runs})
+    else:
+        console = Console()
+        for run, rows, _regressed in outcomes:
+            console.print(_table(dataset, run, rows))
+    refusals = [
+        why for run, _rows, regressed in outcomes if (why := _gate(run, regressed, baseline, min_pass_rate))
+    ]
+    if refusals:
+        fail('; '.join(refusals))
 
 
 def eval_compare(

@@ -14,6 +14,7 @@ under the case's run.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,11 @@ from .tables import EvalRun
 if TYPE_CHECKING:
     from ..runtime.assembled import SynapseRuntime
     from ..targets.target import TurnTarget
+
+# pydantic-evals reports through logfire when it is installed, and logfire warns on every case until
+# the app configures it; Synapse records the cases itself (stored conversations, traces), so an
+# unconfigured logfire is not something the user needs to hear about at each case.
+warnings.filterwarnings('ignore', message=r'No logs or spans will be created until `logfire\.configure\(\)`')
 
 KIND = 'evals.run'
 """The task-queue job that runs an eval (`job:evals.run`)."""

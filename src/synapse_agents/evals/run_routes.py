@@ -40,6 +40,25 @@ class RunIn(BaseModel):
     concurrency: int = Field(4, ge=1, le=runs.MAX_CONCURRENCY, description='Cases run at once.')
 
 
+class RunsIn(BaseModel):
+    """A dataset to run against an agent on several models at once, side by side: one run each."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    dataset: str = Field(json_schema_extra={'pattern': KEY.pattern, 'maxLength': 100})
+    agent: str = Field(min_length=1, max_length=255, description='The agent slug.')
+    models: list[Annotated[str, Field(min_length=1, max_length=255)] | None] = Field(
+        min_length=1,
+        max_length=runs.MAX_SIDE_BY_SIDE,
+        description="Model ids, each run once; null: the agent's own. No id twice.",
+    )
+    version: int | None = Field(None, ge=1, description='The dataset version; null: the latest.')
+    label: str | None = Field(
+        None, max_length=200, pattern=r'^[^\x00]*$', description="Each run's label is this and its model."
+    )
+    concurrency: int = Field(4, ge=1, le=runs.MAX_CONCURRENCY, description="Each run's cases at once.")
+
+
 class RunOut(BaseModel):
     id: str
     dataset: str
@@ -174,6 +193,30 @@ async def start_run(body: RunIn, context: Context) -> RunOut:
         return runs.get_run(context.store, run.id)
 
     return RunOut.of(await run_in_threadpool(queued))
+
+
+@router.post(
+    '/api/evals/runs/side-by-side', response_model=RunList, status_code=202, responses=error_responses(404)
+)
+async def start_runs(body: RunsIn, context: Context) -> RunList:
+    """Queue one run per model of the same dataset version, in the order given (open two of them in
+    the comparison once they end)."""
+
+    def queued() -> list[EvalRun]:
+        created = runs.create_runs(
+            context.store,
+            body.dataset,
+            body.agent,
+            body.models,
+            label=body.label,
+            concurrency=body.concurrency,
+            version=body.version,
+        )
+        for run in created:
+            queue_run(context, run.id)
+        return [runs.get_run(context.store, run.id) for run in created]
+
+    return RunList(runs=[RunOut.of(run) for run in await run_in_threadpool(queued)])
 
 
 @router.get('/api/evals/runs', response_model=RunList)

@@ -24,6 +24,8 @@ from .book import read
 from .tables import EvalCaseResult, EvalRun
 
 MAX_CONCURRENCY = 16
+MAX_SIDE_BY_SIDE = 6
+"""The most models one request runs a dataset on."""
 FINISHED = ('succeeded', 'failed', 'cancelled')
 
 
@@ -90,6 +92,45 @@ def create_run(
         session.flush()
         session.expunge(run)
     return run
+
+
+def create_runs(
+    store: Store,
+    dataset_key: str,
+    agent_key: str,
+    models: list[str | None],
+    *,
+    label: str | None = None,
+    concurrency: int = 4,
+    version: int | None = None,
+) -> list[EvalRun]:
+    """One queued run per model (None: the agent's own), all of the same dataset version, each
+    labelled with its model (after `label` when given). Nothing is stored when any model is refused."""
+    if not 1 <= len(models) <= MAX_SIDE_BY_SIDE:
+        raise EvalInvalid('models', f'from 1 to {MAX_SIDE_BY_SIDE} model ids')
+    if len(set(models)) != len(models):
+        raise EvalInvalid('models', 'each model once')
+    for model in models:
+        if model is not None and (not model.strip() or len(model) > 255):
+            raise EvalInvalid('models', 'model ids, e.g. openai:gpt-5-mini')
+    pinned = read(store, dataset_key, version).version  # a change made meanwhile is not half-run
+
+    def labelled(model: str | None) -> str:
+        shown = model or "agent's own model"
+        return (f'{label} · {shown}' if label else shown)[:200]
+
+    return [
+        create_run(
+            store,
+            dataset_key,
+            agent_key,
+            model=model,
+            label=labelled(model),
+            concurrency=concurrency,
+            version=pinned,
+        )
+        for model in models
+    ]
 
 
 def set_task(store: Store, run_id: str, task_id: str | None) -> None:
