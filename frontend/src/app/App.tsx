@@ -25,6 +25,7 @@ const PlaygroundPage = lazy(() =>
 const MemoryPage = lazy(() => import('@/features/memory/MemoryPage').catch(() => unavailable('The Memory page')))
 const RulesPage = lazy(() => import('@/features/rules/RulesPage').catch(() => unavailable('The Rules page')))
 const TasksPage = lazy(() => import('@/features/tasks/TasksPage').catch(() => unavailable('The Tasks page')))
+const EvalsPage = lazy(() => import('@/features/evals/EvalsPage').catch(() => unavailable('The Evals page')))
 const TracesPage = lazy(() => import('@/features/traces/TracesPage').catch(() => unavailable('The Traces page')))
 const TracePage = lazy(() => import('@/features/traces/TracePage').catch(() => unavailable('The trace')))
 
@@ -100,6 +101,14 @@ export function App() {
             element={
               <Suspense fallback={<Skeleton className="m-6 h-40" />}>
                 <MemoryPage />
+              </Suspense>
+            }
+          />
+          <Route
+            path="evals/*"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <EvalsPage />
               </Suspense>
             }
           />

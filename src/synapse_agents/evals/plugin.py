@@ -1,4 +1,5 @@
-"""Evals as a plugin: its tables, `/api/evals`, `synapse eval` and the `evals.run` task job."""
+"""Evals as a plugin: its tables, `/api/evals`, `synapse eval`, the Evals area and the `evals.run`
+task job."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..plugins.hookspecs import TaskJob, hookimpl
+from ..plugins.hookspecs import DashboardArea, TaskJob, hookimpl
 from .cli import eval_app
 from .cli_runs import add_run_commands
 
@@ -23,6 +24,12 @@ def register_routes() -> Sequence[APIRouter]:
     from .run_routes import router as runs_router
 
     return [router, runs_router]
+
+
+@hookimpl
+def register_dashboard_areas() -> Sequence[DashboardArea]:
+    """Evals."""
+    return [DashboardArea(name='evals', path='/evals', label='Evals')]
 
 
 @hookimpl

@@ -1,7 +1,7 @@
 // The per-answer line: ↑ input ↓ output tokens, cost, duration, with a breakdown on hover/focus,
 // and the Trace button that opens the turn's trace in a sheet (its code loaded on first press).
 // It keeps its height while the answer streams, so nothing below it jumps when it fills in.
-import { ArrowDown, ArrowUp, GitFork, LayoutGrid, RotateCw } from '@/components/icons'
+import { ArrowDown, ArrowUp, FlaskConical, GitFork, LayoutGrid, RotateCw } from '@/components/icons'
 import { lazy, Suspense, useState } from 'react'
 import { formatDuration, formatInt } from '@/lib/format'
 import type { MetaView } from '@/lib/thread'
@@ -22,6 +22,48 @@ const TraceSheet = lazy(() =>
     ),
   })),
 )
+
+const SaveCaseDialog = lazy(() =>
+  import('@/features/evals/SaveCaseDialog').catch(() => ({
+    default: ({ open, onClose }: { messageId: string; open: boolean; onClose: () => void }) => (
+      <span role="alert" hidden={!open} className="font-sans text-destructive">
+        The test case form could not be loaded: reload the page.{' '}
+        <button type="button" className="cursor-pointer underline" onClick={onClose}>
+          Close
+        </button>
+      </span>
+    ),
+  })),
+)
+
+/** Save the turn as a test case of an eval dataset: a button, and the dialog once it was pressed. */
+function SaveCaseButton({ messageId }: { messageId: string }) {
+  const [open, setOpen] = useState(false)
+  const [used, setUsed] = useState(false)
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => {
+          setUsed(true)
+          setOpen(true)
+        }}
+        className="flex cursor-pointer items-center gap-1 rounded px-1 hover:bg-muted hover:text-foreground"
+        aria-label="Save as test case"
+        title="Save this turn as a test case of an eval dataset"
+        data-testid="save-case-button"
+      >
+        <FlaskConical className="size-3" />
+        Test case
+      </button>
+      {used && (
+        <Suspense fallback={null}>
+          <SaveCaseDialog messageId={messageId} open={open} onClose={() => setOpen(false)} />
+        </Suspense>
+      )}
+    </>
+  )
+}
 
 /** The turn's trace: a button, and the sheet once it was pressed. */
 function TraceButton({ messageId }: { messageId: string }) {
@@ -144,6 +186,7 @@ export function MessageMeta({
       {!streaming && stopped && <span className="text-warning">stopped</span>}
       {!streaming && meta && messageId && <TraceButton messageId={messageId} />}
       {!streaming && meta && messageId && <ContextButton open={contextOpen} onToggle={() => setContextOpen(!contextOpen)} />}
+      {!streaming && meta && messageId && <SaveCaseButton messageId={messageId} />}
       {!streaming && onRegenerate && (
         <button
           type="button"

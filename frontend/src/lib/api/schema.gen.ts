@@ -1556,6 +1556,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evals/runs/side-by-side": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start Runs
+         * @description Queue one run per model of the same dataset version, in the order given (open two of them in
+         *     the comparison once they end).
+         */
+        post: operations["start_runs_api_evals_runs_side_by_side_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evals/runs/compare": {
         parameters: {
             query?: never;
@@ -4700,6 +4721,40 @@ export interface components {
             task: components["schemas"]["TaskSummary"];
             /** Notice */
             notice?: string | null;
+        };
+        /**
+         * RunsIn
+         * @description A dataset to run against an agent on several models at once, side by side: one run each.
+         */
+        RunsIn: {
+            /** Dataset */
+            dataset: string;
+            /**
+             * Agent
+             * @description The agent slug.
+             */
+            agent: string;
+            /**
+             * Models
+             * @description Model ids, each run once; null: the agent's own. No id twice.
+             */
+            models: (string | null)[];
+            /**
+             * Version
+             * @description The dataset version; null: the latest.
+             */
+            version?: number | null;
+            /**
+             * Label
+             * @description Each run's label is this and its model.
+             */
+            label?: string | null;
+            /**
+             * Concurrency
+             * @description Each run's cases at once.
+             * @default 4
+             */
+            concurrency: number;
         };
         /**
          * SandboxCleanup
@@ -14365,6 +14420,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    start_runs_api_evals_runs_side_by_side_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
