@@ -146,6 +146,7 @@ def test_extensions_lists_the_plugins_and_the_dashboard_areas(with_notes: Synaps
         {'name': 'traces', 'path': '/traces', 'label': 'Traces'},
         {'name': 'rules', 'path': '/rules', 'label': 'Rules'},
         {'name': 'memory', 'path': '/memory', 'label': 'Memory'},
+        {'name': 'evals', 'path': '/evals', 'label': 'Evals'},
         {'name': 'notes', 'path': '/notes', 'label': 'Notes'},
     ]
 
@@ -165,6 +166,7 @@ def test_without_plugins_extensions_lists_only_the_built_in_areas(context: Synap
             {'name': 'traces', 'path': '/traces', 'label': 'Traces'},
             {'name': 'rules', 'path': '/rules', 'label': 'Rules'},
             {'name': 'memory', 'path': '/memory', 'label': 'Memory'},
+            {'name': 'evals', 'path': '/evals', 'label': 'Evals'},
         ],
     }
 

@@ -96,6 +96,8 @@ def test_a_saved_turn_runs_on_two_models_and_the_runs_compare(page: Page, server
 
     # A case's link opens its stored conversation.
     compared.get_by_role('link', name='Conversation and trace').last.click()
-    expect(page).to_have_url(re.compile(rf'/agents/{re.escape(AGENT)}/c/{detail["cases"][0]["conversation_id"]}$'))
+    expect(page).to_have_url(
+        re.compile(rf'/agents/{re.escape(AGENT)}/c/{detail["cases"][0]["conversation_id"]}$')
+    )
     expect(page.get_by_test_id('user-message')).to_contain_text(QUESTION)
     assert problems(page) == []

@@ -2322,7 +2322,7 @@ export interface components {
             status: "success" | "error";
             /**
              * Origin
-             * @description Where it was opened: playground, app, task or workflow.
+             * @description Where it was opened: playground, app, task, workflow or eval.
              */
             origin: string;
             tenant: components["schemas"]["ScopeRef"] | null;
@@ -2419,7 +2419,7 @@ export interface components {
             status: "success" | "error";
             /**
              * Origin
-             * @description Where it was opened: playground, app, task or workflow.
+             * @description Where it was opened: playground, app, task, workflow or eval.
              */
             origin: string;
             tenant: components["schemas"]["ScopeRef"] | null;
@@ -5304,7 +5304,7 @@ export interface components {
             status: "success" | "error";
             /**
              * Origin
-             * @description Where it was opened: playground, app, task or workflow.
+             * @description Where it was opened: playground, app, task, workflow or eval.
              */
             origin: string;
             tenant: components["schemas"]["ScopeRef"] | null;
