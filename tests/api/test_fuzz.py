@@ -216,6 +216,7 @@ OPERATIONS = [
     ('POST', '/api/evals/datasets/{key}/cases/from-message'),
     ('GET', '/api/evals/datasets/{key}/export'),
     ('POST', '/api/evals/runs'),
+    ('POST', '/api/evals/runs/side-by-side'),
     ('GET', '/api/evals/runs'),
     ('GET', '/api/evals/runs/compare'),
     ('GET', '/api/evals/runs/{run_id}'),
