@@ -1,43 +1,39 @@
 // The per-answer line: ↑ input ↓ output tokens, cost, duration, with a breakdown on hover/focus,
-// and the Trace button that opens the turn's trace in a sheet (its code loaded on first press).
+// the Trace button that opens the turn's trace in a sheet, and Test case that saves the turn into
+// an eval dataset (each panel's code loaded on first press).
 // It keeps its height while the answer streams, so nothing below it jumps when it fills in.
 import { ArrowDown, ArrowUp, FlaskConical, GitFork, LayoutGrid, RotateCw } from '@/components/icons'
-import { lazy, Suspense, useState } from 'react'
+import { lazy, Suspense, useState, type ComponentProps, type ComponentType, type ReactNode } from 'react'
 import { formatDuration, formatInt } from '@/lib/format'
 import type { MetaView } from '@/lib/thread'
 import { Tooltip } from '@/components/ui/tooltip'
 import { formatMoney } from '@/features/spend/money'
 import { TurnContextPanel } from './ContextBars'
 
-// A chunk that cannot be fetched (a newer build replaced it) says so where the sheet would be.
-const TraceSheet = lazy(() =>
-  import('@/features/traces/TraceSheet').catch(() => ({
-    default: ({ open, onClose }: { messageId: string; open: boolean; onClose: () => void }) => (
-      <span role="alert" hidden={!open} className="font-sans text-destructive">
-        The trace could not be loaded: reload the page.{' '}
-        <button type="button" className="cursor-pointer underline" onClick={onClose}>
-          Close
-        </button>
-      </span>
-    ),
-  })),
-)
+type Opened = ComponentType<{ messageId: string; open: boolean; onClose: () => void }>
 
-const SaveCaseDialog = lazy(() =>
-  import('@/features/evals/SaveCaseDialog').catch(() => ({
-    default: ({ open, onClose }: { messageId: string; open: boolean; onClose: () => void }) => (
-      <span role="alert" hidden={!open} className="font-sans text-destructive">
-        The test case form could not be loaded: reload the page.{' '}
-        <button type="button" className="cursor-pointer underline" onClick={onClose}>
-          Close
-        </button>
-      </span>
-    ),
-  })),
-)
+/** A panel loaded on first use, in a chunk of its own; a chunk that cannot be fetched (a newer
+ * build replaced it) says so where the panel would be. */
+function loadedLater(load: () => Promise<{ default: Opened }>, what: string) {
+  return lazy(() =>
+    load().catch(() => ({
+      default: ({ open, onClose }: { open: boolean; onClose: () => void }) => (
+        <span role="alert" hidden={!open} className="font-sans text-destructive">
+          {what} could not be loaded: reload the page.{' '}
+          <button type="button" className="cursor-pointer underline" onClick={onClose}>
+            Close
+          </button>
+        </span>
+      ),
+    })),
+  )
+}
 
-/** Save the turn as a test case of an eval dataset: a button, and the dialog once it was pressed. */
-function SaveCaseButton({ messageId }: { messageId: string }) {
+const TraceSheet = loadedLater(() => import('@/features/traces/TraceSheet'), 'The trace')
+const SaveCaseDialog = loadedLater(() => import('@/features/evals/SaveCaseDialog'), 'The test case form')
+
+/** A button of the line that opens `Panel` for the turn, loading it on the first press. */
+function PanelButton({ messageId, Panel, children, ...button }: { messageId: string; Panel: Opened; children: ReactNode } & ComponentProps<'button'>) {
   const [open, setOpen] = useState(false)
   const [used, setUsed] = useState(false)
   return (
@@ -49,16 +45,13 @@ function SaveCaseButton({ messageId }: { messageId: string }) {
           setOpen(true)
         }}
         className="flex cursor-pointer items-center gap-1 rounded px-1 hover:bg-muted hover:text-foreground"
-        aria-label="Save as test case"
-        title="Save this turn as a test case of an eval dataset"
-        data-testid="save-case-button"
+        {...button}
       >
-        <FlaskConical className="size-3" />
-        Test case
+        {children}
       </button>
       {used && (
         <Suspense fallback={null}>
-          <SaveCaseDialog messageId={messageId} open={open} onClose={() => setOpen(false)} />
+          <Panel messageId={messageId} open={open} onClose={() => setOpen(false)} />
         </Suspense>
       )}
     </>
@@ -67,29 +60,27 @@ function SaveCaseButton({ messageId }: { messageId: string }) {
 
 /** The turn's trace: a button, and the sheet once it was pressed. */
 function TraceButton({ messageId }: { messageId: string }) {
-  const [open, setOpen] = useState(false)
-  const [used, setUsed] = useState(false)
   return (
-    <>
-      <button
-        type="button"
-        onClick={() => {
-          setUsed(true)
-          setOpen(true)
-        }}
-        className="flex cursor-pointer items-center gap-1 rounded px-1 hover:bg-muted hover:text-foreground"
-        aria-label="Trace of this turn"
-        data-testid="trace-button"
-      >
-        <GitFork className="size-3" />
-        Trace
-      </button>
-      {used && (
-        <Suspense fallback={null}>
-          <TraceSheet messageId={messageId} open={open} onClose={() => setOpen(false)} />
-        </Suspense>
-      )}
-    </>
+    <PanelButton messageId={messageId} Panel={TraceSheet} aria-label="Trace of this turn" data-testid="trace-button">
+      <GitFork className="size-3" />
+      Trace
+    </PanelButton>
+  )
+}
+
+/** Save the turn as a test case of an eval dataset: a button, and the dialog once it was pressed. */
+function SaveCaseButton({ messageId }: { messageId: string }) {
+  return (
+    <PanelButton
+      messageId={messageId}
+      Panel={SaveCaseDialog}
+      aria-label="Save as test case"
+      title="Save this turn as a test case of an eval dataset"
+      data-testid="save-case-button"
+    >
+      <FlaskConical className="size-3" />
+      Test case
+    </PanelButton>
   )
 }
 
