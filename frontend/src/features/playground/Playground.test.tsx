@@ -7,22 +7,17 @@ import { MemoryRouter, useLocation } from 'react-router'
 import { App } from '@/app/App'
 import type { AgentInfo, ConversationDetail } from '@/lib/api/types'
 import { resetResources } from '@/lib/resource'
+import { demoAgent } from '@/test/agents'
 import { controlledStream } from '@/test/sse'
 
 const SLUG = 'demo.support-agent'
 const CONVERSATION = '0193aaaa-0000-7000-8000-000000000001'
 
-const agent: AgentInfo = {
-  slug: SLUG, name: 'support_agent', label: null, suggestions: [], module: 'demo', attribute: 'support_agent', file: null, description: 'Helps.',
-  model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true, fallbacks: [] },
+const agent: AgentInfo = demoAgent(SLUG, {
   counts: { tools: 1, native_tools: 0, toolsets: 1, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
-  stateless: false, structured_output: false, problems: [], configured: false, version: null,
-  model_settings: null, model_settings_dynamic: null, retries: { tools: 1, output: null }, end_strategy: 'early', tool_timeout: null,
-  output: { type: 'str', mode: null, schema: null, schema_error: null, tools: [], text_function: null, validators: [], deferred: null }, deps: { type: null, factory: null, required: false, source: null, lifetime: null }, deps_schema: null,
   instructions: [{ kind: 'static', source: 'instructions', text: 'Be kind.', template: false, name: null, location: null }],
   tools: [{ name: 'lookup_order', description: 'Find an order.', parameters: { type: 'object', properties: {} }, required: [], schema_error: null, toolset: 'agent', kind: 'function', takes_ctx: false, requires_approval: false, location: null, max_retries: null, prepare: null, native_fallback: null }],
-  toolsets: [], native_tools: [], subagents: [], capabilities: [], metadata: null, unavailable: [],
-}
+})
 
 const meta = (extra: object = {}) => ({ conversation_id: CONVERSATION, message_id: 'm2', user_message_id: 'm1', model: 'synapse-demo', provider: 'synapse', ...extra })
 const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`

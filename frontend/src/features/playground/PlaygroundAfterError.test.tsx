@@ -7,20 +7,13 @@ import { MemoryRouter } from 'react-router'
 import { App } from '@/app/App'
 import type { AgentInfo, ConversationDetail, ReplayMessage } from '@/lib/api/types'
 import { resetResources } from '@/lib/resource'
+import { demoAgent } from '@/test/agents'
 import { streamOf } from '@/test/sse'
 
 const SLUG = 'demo.support-agent'
 const CONVERSATION = '0193aaaa-0000-7000-8000-000000000002'
 
-const agent: AgentInfo = {
-  slug: SLUG, name: 'support_agent', label: null, suggestions: [], module: 'demo', attribute: 'support_agent', file: null, description: 'Helps.',
-  model: { provider: 'synapse', name: 'synapse-demo', id: 'demo', is_demo: true, fallbacks: [] },
-  counts: { tools: 0, native_tools: 0, toolsets: 0, mcp_toolsets: 0, capabilities: 0, subagents: 0 },
-  stateless: false, structured_output: false, problems: [], configured: false, version: null,
-  model_settings: null, model_settings_dynamic: null, retries: { tools: 1, output: null }, end_strategy: 'early', tool_timeout: null,
-  output: { type: 'str', mode: null, schema: null, schema_error: null, tools: [], text_function: null, validators: [], deferred: null }, deps: { type: null, factory: null, required: false, source: null, lifetime: null }, deps_schema: null,
-  instructions: [], tools: [], toolsets: [], native_tools: [], subagents: [], capabilities: [], metadata: null, unavailable: [],
-}
+const agent: AgentInfo = demoAgent(SLUG)
 
 const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`
 const meta = (answer: string, user: string, extra: object = {}) => ({ conversation_id: CONVERSATION, message_id: answer, user_message_id: user, model: 'synapse-demo', provider: 'synapse', ...extra })
