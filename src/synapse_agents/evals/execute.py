@@ -6,9 +6,10 @@ run's model (or the agent's own) answers the case's message; then pydantic-evals
 evaluators and the dataset-wide ones on the output, with what the run did as the case's attributes
 (`tool_calls`, `cost`) for Synapse's evaluators. Cases run `concurrency` at a time; a case that
 raises is recorded as errored and the run goes on. Before a case starts, a stop asked for is
-honoured. A case whose inputs carry a `history` is recorded as errored: runs send the message
-alone. An `LLMJudge`'s model calls are ledger rows of module `eval` in the case's conversation,
-under the case's run.
+honoured. A case whose inputs carry a `history` starts from it: the history is stored as the case
+conversation's earlier turns (`conversations/seeded.py`) and the engine replays it before the
+case's message; a history that is not model messages errs that case alone. An `LLMJudge`'s model
+calls are ledger rows of module `eval` in the case's conversation, under the case's run.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from pydantic_evals.dataset import set_eval_attribute
 from ..accounting.capability import Spending
 from ..accounting.nested import TurnAccount, accounted
 from ..chat.service import lookup_target
+from ..conversations.seeded import seed_conversation
+from ..conversations.turn_writes import title_from
 from ..runtime.conversation import AppConversation, TurnSettings
 from ..scope import Scope
 from ..tasks import queue
@@ -81,6 +84,19 @@ def _judges_account(runtime: SynapseRuntime) -> TurnAccount:
     return TurnAccount(spending=spending, run_id='', module=MODULE, on_row=lambda _row: None)
 
 
+def _seeded(runtime: SynapseRuntime, target: TurnTarget, inputs: dict[str, Any]) -> str:
+    """A new `eval` conversation holding the case's history as its earlier turns, titled by the
+    case's message (blocking)."""
+    return seed_conversation(
+        runtime.store,
+        inputs['history'],
+        agent_key=target.slug,
+        agent_name=target.name,
+        origin='eval',
+        title=title_from(inputs['message']),
+    )
+
+
 async def _case(
     runtime: SynapseRuntime,
     target: TurnTarget,
@@ -91,13 +107,17 @@ async def _case(
 ) -> runs.CaseOutcome:
     """Run one case and judge it; an error (the agent's, an evaluator's) is the outcome's `error`."""
     engine = runtime.chat_service().engine
-    conversation = AppConversation(engine, target, Scope(), TurnSettings(model=run.model, origin='eval'))
+    settings = TurnSettings(model=run.model, origin='eval')
     seen: dict[str, Any] = {}
     judges = _judges_account(runtime)
 
     async def task(inputs: dict[str, Any]) -> Any:
+        conversation_id = None
         if inputs.get('history'):
-            raise ValueError("this case's inputs carry a history, and eval runs send the message alone")
+            conversation_id = await anyio.to_thread.run_sync(_seeded, runtime, target, inputs)
+            seen['conversation_id'] = conversation_id
+        conversation = AppConversation(engine, target, Scope(), settings, conversation_id=conversation_id)
+        seen['conversation'] = conversation
         reply = await conversation.send(inputs['message'])
         seen['reply'] = reply
         # The judges' calls go in the case's conversation, under the case's run.
@@ -128,7 +148,7 @@ async def _case(
     return runs.CaseOutcome(
         position=position,
         case_name=raw['name'],
-        conversation_id=conversation.id,
+        conversation_id=seen['conversation'].id if 'conversation' in seen else seen.get('conversation_id'),
         output=_jsonable(reply.output) if reply is not None else None,
         assertions=_assertions(judged) if judged is not None else {},
         scores=_judged(judged.scores) if judged is not None else {},
