@@ -13,6 +13,7 @@ from typer.testing import CliRunner, Result
 from synapse_agents.cli import command_line
 from synapse_agents.conversations.tables import Conversation, Message
 from synapse_agents.evals import book
+from synapse_agents.registry import presets_store
 from synapse_agents.store import Store
 
 runner = CliRunner()
@@ -239,4 +240,35 @@ def test_several_models_run_side_by_side_and_each_is_gated(tmp_path: Path) -> No
     refused(
         ('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--model', 'test'),
         'each model once',
+    )
+
+
+def test_a_run_with_a_preset(tmp_path: Path, store: Store) -> None:
+    source = tmp_path / 'orders.yaml'
+    source.write_text(ORDER_CASES)
+    ok('eval', 'import', str(source), '--key', 'orders')
+    presets_store.create(store, {'key': 'quick', 'model': 'test'})
+    body = json.loads(
+        ok('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--preset', 'quick', '--json')
+    )
+    assert (body['preset'], body['model'], body['status']) == ('quick', None, 'succeeded')
+    both = json.loads(
+        ok(
+            'eval',
+            'run',
+            'orders',
+            '--agent',
+            SUPPORT,
+            '--demo',
+            '--preset',
+            'quick',
+            '--model',
+            'demo',
+            '--json',
+        )
+    )
+    assert [(r['model'], r['preset']) for r in both['runs']] == [('demo', None), (None, 'quick')]
+    refused(
+        ('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--preset', 'nope'),
+        "No preset with key 'nope'",
     )

@@ -45,11 +45,18 @@ SHOWN_CHARS = 80
 
 
 def refused(exc: Exception) -> tuple[str, int] | None:
-    from ..errors import EvalConflict, EvalDatasetNotFound, EvalInvalid, EvalRunNotFound, UnknownAgent
+    from ..errors import (
+        EvalConflict,
+        EvalDatasetNotFound,
+        EvalInvalid,
+        EvalPresetNotFound,
+        EvalRunNotFound,
+        UnknownAgent,
+    )
 
     if isinstance(exc, EvalInvalid):
         return f'{exc.field}: {exc.problem}', 1
-    known = EvalDatasetNotFound | EvalRunNotFound | EvalConflict | UnknownAgent
+    known = EvalDatasetNotFound | EvalRunNotFound | EvalPresetNotFound | EvalConflict | UnknownAgent
     return (str(exc), 1) if isinstance(exc, known) else None
 
 

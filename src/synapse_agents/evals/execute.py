@@ -2,7 +2,8 @@
 
 Each case is a new conversation with origin `eval`, run by the same engine as the playground's
 turns: stored, traced, every model call a ledger row, held to the spending limits that apply. The
-run's model (or the agent's own) answers the case's message; then pydantic-evals runs the case's
+run's model (or the agent's own, or its registry preset's model with the preset's settings, the
+preset named on the ledger rows) answers the case's message; then pydantic-evals runs the case's
 evaluators and the dataset-wide ones on the output, with what the run did as the case's attributes
 (`tool_calls`, `cost`) for Synapse's evaluators. Cases run `concurrency` at a time; a case that
 raises is recorded as errored and the run goes on. Before a case starts, a stop asked for is
@@ -17,11 +18,12 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import anyio.to_thread
 from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.settings import ModelSettings
 from pydantic_core import to_jsonable_python
 from pydantic_evals.dataset import set_eval_attribute
 
@@ -30,6 +32,10 @@ from ..accounting.nested import TurnAccount, accounted
 from ..chat.service import lookup_target
 from ..conversations.seeded import seed_conversation
 from ..conversations.turn_writes import title_from
+from ..errors import EvalPresetNotFound
+from ..registry.agents_runtime import preset_settings
+from ..registry.read import by_key
+from ..registry.tables import Preset
 from ..runtime.conversation import AppConversation, TurnSettings
 from ..scope import Scope
 from ..tasks import queue
@@ -84,6 +90,18 @@ def _judges_account(runtime: SynapseRuntime) -> TurnAccount:
     return TurnAccount(spending=spending, run_id='', module=MODULE, on_row=lambda _row: None)
 
 
+def _turn_settings(store: Any, run: EvalRun) -> TurnSettings:
+    """How the run's cases run: on its model, or on its preset's model with the preset's settings,
+    the preset named on their ledger rows (blocking). `EvalPresetNotFound` when the preset is gone."""
+    if run.preset is None:
+        return TurnSettings(model=run.model, origin='eval')
+    preset = by_key(store, Preset, run.preset)
+    if preset is None:
+        raise EvalPresetNotFound(f'No preset with key {run.preset!r}.')
+    chosen = cast('ModelSettings', preset_settings(preset))
+    return TurnSettings(model=preset.model, origin='eval', model_settings=chosen, preset=preset.key)
+
+
 def _seeded(runtime: SynapseRuntime, target: TurnTarget, inputs: dict[str, Any]) -> str:
     """A new `eval` conversation holding the case's history as its earlier turns, titled by the
     case's message (blocking)."""
@@ -101,13 +119,13 @@ async def _case(
     runtime: SynapseRuntime,
     target: TurnTarget,
     run: EvalRun,
+    settings: TurnSettings,
     position: int,
     raw: dict[str, Any],
     evaluators: list[Any],
 ) -> runs.CaseOutcome:
     """Run one case and judge it; an error (the agent's, an evaluator's) is the outcome's `error`."""
     engine = runtime.chat_service().engine
-    settings = TurnSettings(model=run.model, origin='eval')
     seen: dict[str, Any] = {}
     judges = _judges_account(runtime)
 
@@ -171,6 +189,7 @@ async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
     try:
         dataset = await anyio.to_thread.run_sync(read, store, run.dataset_key, run.dataset_version)
         target = await lookup_target(runtime, run.agent_key)
+        settings = await anyio.to_thread.run_sync(_turn_settings, store, run)
     except Exception as exc:  # the dataset is gone, the agent is unknown: the run fails, saying why
         return await anyio.to_thread.run_sync(runs.finish, store, run_id, f'{type(exc).__name__}: {exc}')
     limiter = anyio.Semaphore(run.concurrency)
@@ -179,7 +198,7 @@ async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
         async with limiter:
             if await anyio.to_thread.run_sync(runs.stopping, store, run_id):
                 return
-            outcome = await _case(runtime, target, run, position, raw, dataset.evaluators)
+            outcome = await _case(runtime, target, run, settings, position, raw, dataset.evaluators)
             await anyio.to_thread.run_sync(runs.record, store, run_id, outcome)
 
     async with anyio.create_task_group() as group:
