@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
+from fixtures.projects import isolated_imports, write_files
 from synapse_agents.cli import command_line
 from synapse_agents.conversations.tables import Conversation, Message
 from synapse_agents.evals import book
@@ -137,6 +138,21 @@ def test_refusals_are_one_line_and_change_nothing(tmp_path: Path) -> None:
 
 
 SUPPORT = 'synapse_agents.demo.agents.support-agent'
+SHORT_ANSWER = """
+from dataclasses import dataclass
+
+from pydantic_evals.evaluators import Evaluator, EvaluatorContext
+
+
+@dataclass
+class ShortAnswer(Evaluator):
+    max_words: int
+
+    def evaluate(self, ctx: EvaluatorContext) -> bool:
+        return len(str(ctx.output).split()) <= self.max_words
+"""
+"""A project module defining an evaluator (and no agent)."""
+
 ORDER_CASES = (
     'cases:\n- name: order\n  inputs:\n    message: Where is order A-1001?\n  evaluators:\n'
     '  - Contains: A-1001\n  - ToolCalled: lookup_order\n'
@@ -272,3 +288,28 @@ def test_a_run_with_a_preset(tmp_path: Path, store: Store) -> None:
         ('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--preset', 'nope'),
         "No preset with key 'nope'",
     )
+
+
+def test_import_and_add_case_know_the_projects_evaluators(tmp_path: Path) -> None:
+    project = Path.cwd()
+    source = tmp_path / 'short.yaml'
+    source.write_text(
+        'cases:\n- name: short\n  inputs:\n    message: Hi\n  evaluators:\n  - ShortAnswer: 5\n'
+    )
+    refused(('eval', 'import', str(source), '--key', 'short'), "unknown evaluator 'ShortAnswer'")
+    with isolated_imports(project):
+        write_files(project, {'checks.py': SHORT_ANSWER})
+        ok('eval', 'import', str(source), '--key', 'short')
+        ok(
+            'eval',
+            'add-case',
+            'short',
+            '--message',
+            'Hello',
+            '--evaluator',
+            '{"ShortAnswer": {"max_words": 2}}',
+        )
+    assert [c['evaluators'] for c in shown('short')['cases']] == [
+        [{'ShortAnswer': 5}],
+        [{'ShortAnswer': 2}],
+    ]

@@ -5,7 +5,8 @@ turns: stored, traced, every model call a ledger row, held to the spending limit
 run's model (or the agent's own, or its registry preset's model with the preset's settings, the
 preset named on the ledger rows) answers the case's message; then pydantic-evals runs the case's
 evaluators and the dataset-wide ones on the output, with what the run did as the case's attributes
-(`tool_calls`, `cost`) for Synapse's evaluators. Cases run `concurrency` at a time; a case that
+(`tool_calls`, `cost`) for Synapse's evaluators; the evaluators the project defines are known by
+name as they are when the run starts (`known.py`). Cases run `concurrency` at a time; a case that
 raises is recorded as errored and the run goes on. Before a case starts, a stop asked for is
 honoured. A case whose inputs carry a `history` starts from it: the history is stored as the case
 conversation's earlier turns (`conversations/seeded.py`) and the engine replays it before the
@@ -29,7 +30,7 @@ from pydantic_evals.dataset import set_eval_attribute
 
 from ..accounting.capability import Spending
 from ..accounting.nested import TurnAccount, accounted
-from ..chat.service import lookup_target
+from ..chat.service import current_snapshot, lookup_target
 from ..conversations.seeded import seed_conversation
 from ..conversations.turn_writes import title_from
 from ..errors import EvalPresetNotFound
@@ -42,8 +43,9 @@ from ..tasks import queue
 from ..tasks.service import task_service
 from . import runs
 from .book import read
-from .cases import dataset_of
+from .cases import EvaluatorTypes, dataset_of
 from .evaluators import COST, TOOL_CALLS
+from .known import of_snapshot
 from .tables import EvalRun
 
 if TYPE_CHECKING:
@@ -123,6 +125,7 @@ async def _case(
     position: int,
     raw: dict[str, Any],
     evaluators: list[Any],
+    types: EvaluatorTypes,
 ) -> runs.CaseOutcome:
     """Run one case and judge it; an error (the agent's, an evaluator's) is the outcome's `error`."""
     engine = runtime.chat_service().engine
@@ -157,7 +160,7 @@ async def _case(
     judged: Any = None
     try:
         with accounted(judges):
-            report = await dataset_of([raw], evaluators).evaluate(task, name=run.id)
+            report = await dataset_of([raw], evaluators, types).evaluate(task, name=run.id)
         judged = report.cases[0]
     except Exception as exc:  # the run or an evaluator raised: the case errs, the run goes on
         error = _said(exc)
@@ -190,6 +193,8 @@ async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
         dataset = await anyio.to_thread.run_sync(read, store, run.dataset_key, run.dataset_version)
         target = await lookup_target(runtime, run.agent_key)
         settings = await anyio.to_thread.run_sync(_turn_settings, store, run)
+        catalog = runtime.catalog
+        types = of_snapshot(await current_snapshot(catalog) if catalog is not None else None).types
     except Exception as exc:  # the dataset is gone, the agent is unknown: the run fails, saying why
         return await anyio.to_thread.run_sync(runs.finish, store, run_id, f'{type(exc).__name__}: {exc}')
     limiter = anyio.Semaphore(run.concurrency)
@@ -198,7 +203,7 @@ async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
         async with limiter:
             if await anyio.to_thread.run_sync(runs.stopping, store, run_id):
                 return
-            outcome = await _case(runtime, target, run, settings, position, raw, dataset.evaluators)
+            outcome = await _case(runtime, target, run, settings, position, raw, dataset.evaluators, types)
             await anyio.to_thread.run_sync(runs.record, store, run_id, outcome)
 
     async with anyio.create_task_group() as group:

@@ -39,7 +39,7 @@ class RunIn(BaseModel):
         None,
         min_length=1,
         max_length=100,
-        description="A registry preset key: its model with its settings (not with `model`).",
+        description='A registry preset key: its model with its settings (not with `model`).',
     )
     version: int | None = Field(None, ge=1, description='The dataset version; null: the latest.')
     label: str | None = Field(None, max_length=200, pattern=r'^[^\x00]*$')
