@@ -134,9 +134,8 @@ async def _case(
 
     async def task(inputs: dict[str, Any]) -> Any:
         conversation_id = None
-        if inputs.get('history'):
+        if inputs.get('history'):  # the conversation starts with it, before the case's turn
             conversation_id = await anyio.to_thread.run_sync(_seeded, runtime, target, inputs)
-            seen['conversation_id'] = conversation_id
         conversation = AppConversation(engine, target, Scope(), settings, conversation_id=conversation_id)
         seen['conversation'] = conversation
         reply = await conversation.send(inputs['message'])
@@ -169,7 +168,7 @@ async def _case(
     return runs.CaseOutcome(
         position=position,
         case_name=raw['name'],
-        conversation_id=seen['conversation'].id if 'conversation' in seen else seen.get('conversation_id'),
+        conversation_id=seen['conversation'].id if 'conversation' in seen else None,
         output=_jsonable(reply.output) if reply is not None else None,
         assertions=_assertions(judged) if judged is not None else {},
         scores=_judged(judged.scores) if judged is not None else {},
