@@ -181,6 +181,10 @@ class EvalRunNotFound(SynapseError, LookupError):
     """No eval run with that id."""
 
 
+class EvalPresetNotFound(SynapseError, LookupError):
+    """An eval run names a registry preset that does not exist."""
+
+
 class EvalInvalid(RuleInvalid):
     """An eval dataset or case that cannot be saved as asked; `fields` names the inputs at fault."""
 

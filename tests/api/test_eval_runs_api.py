@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from chat_helpers import LOCAL_PEER, LOCAL_URL
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.evals import book, runs
+from synapse_agents.registry import presets_store
 from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.store import Store
 from synapse_agents.web.app import create_app
@@ -180,3 +181,38 @@ def test_a_judges_model_calls_are_ledger_rows_in_the_cases_conversation(
     turns = {row.run_id for row in rows if row.module != 'eval'}
     assert len(judges) == 1, rows
     assert judges[0].parent_run_id in turns, "the judge's row sits under the case's run"
+
+
+def test_a_run_with_a_preset(client: TestClient, store: Store) -> None:
+    book.create(store, 'support', 'Support', cases=CASES)
+    presets_store.create(store, {'key': 'quick', 'model': 'test', 'temperature': 0.2})
+    started = client.post('/api/evals/runs', json={'dataset': 'support', 'agent': SUPPORT, 'preset': 'quick'})
+    assert started.status_code == 202, started.text
+    assert (started.json()['preset'], started.json()['model']) == ('quick', None)
+    run = finished(client, started.json()['id'])
+    assert run['status'] == 'succeeded' and run['preset'] == 'quick'
+    with store.read() as session:
+        named = set(
+            session.scalars(
+                select(LlmCall.preset).where(
+                    LlmCall.conversation_id.in_([c['conversation_id'] for c in run['cases']])
+                )
+            )
+        )
+    assert named == {'quick'}, 'every ledger row of the run names the preset'
+
+    both = client.post(
+        '/api/evals/runs', json={'dataset': 'support', 'agent': SUPPORT, 'preset': 'quick', 'model': 'test'}
+    )
+    assert both.status_code == 422 and 'body.preset' in both.text
+    unknown = client.post('/api/evals/runs', json={'dataset': 'support', 'agent': SUPPORT, 'preset': 'nope'})
+    assert unknown.status_code == 404 and "'nope'" in unknown.json()['error']['message']
+    side = client.post(
+        '/api/evals/runs/side-by-side',
+        json={'dataset': 'support', 'agent': SUPPORT, 'models': ['test'], 'presets': ['quick']},
+    )
+    assert side.status_code == 202, side.text
+    assert [(r['model'], r['preset']) for r in side.json()['runs']] == [('test', None), (None, 'quick')]
+    for run in side.json()['runs']:
+        finished(client, run['id'])
+    assert len(runs.listed(store, 'support')) == 3, 'the refused requests stored no run'

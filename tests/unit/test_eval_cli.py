@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
+from fixtures.projects import isolated_imports, write_files
 from synapse_agents.cli import command_line
 from synapse_agents.conversations.tables import Conversation, Message
 from synapse_agents.evals import book
+from synapse_agents.registry import presets_store
 from synapse_agents.store import Store
 
 runner = CliRunner()
@@ -136,6 +138,21 @@ def test_refusals_are_one_line_and_change_nothing(tmp_path: Path) -> None:
 
 
 SUPPORT = 'synapse_agents.demo.agents.support-agent'
+SHORT_ANSWER = """
+from dataclasses import dataclass
+
+from pydantic_evals.evaluators import Evaluator, EvaluatorContext
+
+
+@dataclass
+class ShortAnswer(Evaluator):
+    max_words: int
+
+    def evaluate(self, ctx: EvaluatorContext) -> bool:
+        return len(str(ctx.output).split()) <= self.max_words
+"""
+"""A project module defining an evaluator (and no agent)."""
+
 ORDER_CASES = (
     'cases:\n- name: order\n  inputs:\n    message: Where is order A-1001?\n  evaluators:\n'
     '  - Contains: A-1001\n  - ToolCalled: lookup_order\n'
@@ -240,3 +257,59 @@ def test_several_models_run_side_by_side_and_each_is_gated(tmp_path: Path) -> No
         ('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--model', 'test', '--model', 'test'),
         'each model once',
     )
+
+
+def test_a_run_with_a_preset(tmp_path: Path, store: Store) -> None:
+    source = tmp_path / 'orders.yaml'
+    source.write_text(ORDER_CASES)
+    ok('eval', 'import', str(source), '--key', 'orders')
+    presets_store.create(store, {'key': 'quick', 'model': 'test'})
+    body = json.loads(
+        ok('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--preset', 'quick', '--json')
+    )
+    assert (body['preset'], body['model'], body['status']) == ('quick', None, 'succeeded')
+    both = json.loads(
+        ok(
+            'eval',
+            'run',
+            'orders',
+            '--agent',
+            SUPPORT,
+            '--demo',
+            '--preset',
+            'quick',
+            '--model',
+            'demo',
+            '--json',
+        )
+    )
+    assert [(r['model'], r['preset']) for r in both['runs']] == [('demo', None), (None, 'quick')]
+    refused(
+        ('eval', 'run', 'orders', '--agent', SUPPORT, '--demo', '--preset', 'nope'),
+        "No preset with key 'nope'",
+    )
+
+
+def test_import_and_add_case_know_the_projects_evaluators(tmp_path: Path) -> None:
+    project = Path.cwd()
+    source = tmp_path / 'short.yaml'
+    source.write_text(
+        'cases:\n- name: short\n  inputs:\n    message: Hi\n  evaluators:\n  - ShortAnswer: 5\n'
+    )
+    refused(('eval', 'import', str(source), '--key', 'short'), "unknown evaluator 'ShortAnswer'")
+    with isolated_imports(project):
+        write_files(project, {'checks.py': SHORT_ANSWER})
+        ok('eval', 'import', str(source), '--key', 'short')
+        ok(
+            'eval',
+            'add-case',
+            'short',
+            '--message',
+            'Hello',
+            '--evaluator',
+            '{"ShortAnswer": {"max_words": 2}}',
+        )
+    assert [c['evaluators'] for c in shown('short')['cases']] == [
+        [{'ShortAnswer': 5}],
+        [{'ShortAnswer': 2}],
+    ]

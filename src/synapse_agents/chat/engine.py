@@ -170,6 +170,8 @@ class ChatEngine:
             model_name=name,
             provider=provider,
             setup_error=error,
+            model_settings=turn.model_settings,
+            preset=turn.preset or target.preset,
             origin=turn.origin,
             module=turn.module,
             scope=scope,

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import DeferredToolResults
 from pydantic_ai.usage import UsageLimits
 
@@ -39,6 +40,10 @@ class PreparedTurn:
     model_name: str | None
     provider: str | None
     setup_error: BaseException | None = None
+    model_settings: ModelSettings | None = None
+    """Passed to the run, merged over the agent's own (`TurnRequest.model_settings`)."""
+    preset: str | None = None
+    """The preset named on the turn's ledger rows (`TurnRequest.preset`, else the target's)."""
     origin: str = 'playground'
     module: str = 'chat'
     scope: Scope = field(default_factory=Scope)

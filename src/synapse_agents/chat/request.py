@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import UsageLimits
 
 from .._storable import text_flaw
@@ -45,6 +46,12 @@ class TurnRequest:
     """Continue this conversation (None: open a new one)."""
     model_id: str | None = None
     """A selector model id (None: the agent's own model, else the demo model)."""
+    model_settings: ModelSettings | None = None
+    """Passed to the run (`run_stream_events(model_settings=...)`): pydantic-ai merges them over the
+    agent's own, which are never changed (a registry preset's temperature, max tokens, ...)."""
+    preset: str | None = None
+    """The registry preset the turn runs with, named on its ledger rows (so that preset's spending
+    limits apply). None: the agent's own (a configured agent's preset)."""
     origin: Origin = 'playground'
     """Stored on a new conversation; a continued conversation keeps its own."""
     module: str = 'chat'

@@ -30,6 +30,7 @@ from .agent_info import AgentCard, AgentInfo, AgentList, DegradedFeatureInfo, Di
 from .assemble import Assembler, BuiltAgent
 from .collect import Collector
 from .deps_sources import SetupHook
+from .evaluators import FoundEvaluator
 from .labels import labels
 from .pyproject_deps import PyprojectDeps
 from .reload import ReloadTracker, Stamp, stamp
@@ -75,6 +76,8 @@ class CatalogSnapshot:
     project_root: Path = field(default_factory=Path.cwd)
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     """The tool registry: `@synapse_agents.tool` functions and `FunctionToolset`s of the scanned modules."""
+    evaluators: list[FoundEvaluator] = field(default_factory=list)
+    """The pydantic-evals evaluator classes the scanned modules define, in scan order."""
     _by_slug: dict[str, DiscoveredAgent] = field(default_factory=dict, repr=False)
     _labels: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -216,6 +219,7 @@ class Catalog:
             targets=targets,
             project_root=self.project_root,
             tools=tools,
+            evaluators=list(collection.evaluators),
         )
 
     def _parse(self, targets: list[str]) -> tuple[list[Target], list[DiscoveryProblem]]:

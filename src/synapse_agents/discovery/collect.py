@@ -1,9 +1,11 @@
 """From targets to agent candidates: import each module or spec file safely and list its agents.
 
-Every module-level `pydantic_ai.Agent` of a scanned module is a candidate. The same object found
-under several names (a package re-exporting `from .support import support_agent`, an alias) is one
-agent: it belongs to the module that defines it, i.e. the one where the name is not bound by a
-`from ... import` statement (an explicit `module:attribute` target wins).
+Every module-level `pydantic_ai.Agent` of a scanned module is a candidate; its registry tools
+(`tools.py`) and the pydantic-evals evaluator classes it defines (`evaluators.py`) are listed too.
+The same object found under several names (a package re-exporting `from .support import
+support_agent`, an alias) is one agent: it belongs to the module that defines it, i.e. the one
+where the name is not bound by a `from ... import` statement (an explicit `module:attribute`
+target wins).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..import_path import AttributeMissing, walk_attributes
 from ..tools import RegistryTool, tools_in
 from . import targets as targets_module
 from .agent_info import DiscoveryProblem
+from .evaluators import FoundEvaluator, evaluators_in
 from .importer import (
     ImportOutcome,
     discovery_mode,
@@ -58,6 +61,8 @@ class Collection:
     tools: list[RegistryTool] = field(default_factory=list)
     """The registry tools of the scanned modules (`tools.py`), each module once."""
     tool_modules: set[str] = field(default_factory=set)
+    evaluators: list[FoundEvaluator] = field(default_factory=list)
+    """The pydantic-evals evaluator classes the scanned modules define (`evaluators.py`)."""
     watch: dict[Path, Stamp | None] = field(default_factory=dict)
 
 
@@ -312,6 +317,7 @@ class Collector:
                 out.candidates.append(candidate)
         if module.__name__ not in out.tool_modules:
             out.tool_modules.add(module.__name__)
+            out.evaluators.extend(evaluators_in(module))
             found, failed = self._tools_of(module, frozenset(imported))
             out.tools.extend(found)
             for attribute, error in failed:

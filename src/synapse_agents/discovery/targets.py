@@ -191,12 +191,13 @@ def _wanted_file(name: str) -> bool:
 
 def mentions_agent(path: Path) -> bool:
     """The cheap filter a folder scan applies before importing a file: it mentions "agent" (which
-    `synapse_agents` does) or "functiontoolset", in any case."""
+    `synapse_agents` does), "functiontoolset" or "pydantic_evals" (a module of evaluators), in
+    any case."""
     try:
         text = path.read_bytes().lower()
     except OSError:
         return False
-    return b'agent' in text or b'functiontoolset' in text
+    return b'agent' in text or b'functiontoolset' in text or b'pydantic_evals' in text
 
 
 # -- module names -------------------------------------------------------------------------

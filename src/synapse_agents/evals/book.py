@@ -19,7 +19,8 @@ from sqlalchemy.exc import IntegrityError
 from ..errors import EvalConflict, EvalDatasetNotFound, EvalInvalid
 from ..store import Store
 from ..store.schema import utcnow
-from .cases import checked
+from .cases import EvaluatorTypes, checked
+from .evaluators import SYNAPSE_EVALUATORS
 from .tables import EvalDataset, EvalDatasetVersion
 
 KEY = re.compile(r'^[a-z0-9][a-z0-9_.-]{0,99}$')
@@ -119,13 +120,15 @@ def create(
     description: str | None = None,
     tags: Sequence[str] = (),
     note: str = 'created',
+    types: EvaluatorTypes = SYNAPSE_EVALUATORS,
 ) -> DatasetVersion:
-    """A new dataset at version 1; `EvalConflict` when the key is taken."""
+    """A new dataset at version 1; `EvalConflict` when the key is taken. `types`: the evaluator
+    classes its cases may name beside pydantic-evals' own (`known.py`)."""
     key = check_key(key)
     name = _check_name(name)
     clean_tags = _check_tags(list(tags))
     description = _check_description(description)
-    content = checked(cases, evaluators)
+    content = checked(cases, evaluators, types=types)
     now = utcnow()
     dataset = EvalDataset(
         key=key,
@@ -167,6 +170,7 @@ def change(
     *,
     expected_version: int | None = None,
     note: str = 'edited',
+    types: EvaluatorTypes = SYNAPSE_EVALUATORS,
 ) -> DatasetVersion:
     """The dataset with `what` applied, as a new version (see the module for races)."""
     with store.read() as session:
@@ -187,7 +191,7 @@ def change(
         raise EvalConflict(
             f'Dataset {key!r} is at version {base_version}, not {expected_version}: read it again and retry.'
         )
-    content = checked(cases, evaluators)
+    content = checked(cases, evaluators, types=types)
     now = utcnow()
     version = base_version + 1
     row = EvalDatasetVersion(
@@ -227,13 +231,27 @@ def change(
     return result
 
 
-def add_case(store: Store, key: str, case: dict[str, Any], *, note: str = 'case added') -> DatasetVersion:
+def add_case(
+    store: Store,
+    key: str,
+    case: dict[str, Any],
+    *,
+    note: str = 'case added',
+    types: EvaluatorTypes = SYNAPSE_EVALUATORS,
+) -> DatasetVersion:
     """The dataset with `case` appended, as a new version (a case named as another is refused)."""
     current = read(store, key)
-    return change_with_cases(store, current, [*current.cases, case], note)
+    return change_with_cases(store, current, [*current.cases, case], note, types=types)
 
 
-def change_with_cases(store: Store, current: DatasetVersion, cases: list[Any], note: str) -> DatasetVersion:
+def change_with_cases(
+    store: Store,
+    current: DatasetVersion,
+    cases: list[Any],
+    note: str,
+    *,
+    types: EvaluatorTypes = SYNAPSE_EVALUATORS,
+) -> DatasetVersion:
     """`current` with its cases replaced by `cases`, made on its version (a race is a conflict)."""
     try:
         return change(
@@ -242,6 +260,7 @@ def change_with_cases(store: Store, current: DatasetVersion, cases: list[Any], n
             DatasetChange(cases=cases),
             expected_version=current.version,
             note=note,
+            types=types,
         )
     except EvalInvalid as error:
         if error.field.startswith(f'cases.{len(cases) - 1}'):

@@ -3,15 +3,16 @@
 A case is `{"name", "inputs", "expected_output", "metadata", "evaluators"}` as pydantic-evals
 writes it, with Synapse's inputs: `message` (required, the user message sent to the agent) and
 `history` (optional: the conversation before it, as pydantic-ai's model messages in JSON). Every
-evaluator is read by pydantic-evals itself (`Dataset.from_dict`) with Synapse's registered beside
-its own, so a dataset file written by either reads in the other. `Python` (which evaluates code)
-is never accepted, and an `LLMJudge` must name its model: a judge never falls back to a default
-provider nobody chose.
+evaluator is read by pydantic-evals itself (`Dataset.from_dict`) with Synapse's (and the
+project's, `known.py`) registered beside its own, so a dataset file written by either reads in
+the other. `Python` (which evaluates code) is never accepted, and an `LLMJudge` must name its
+model: a judge never falls back to a default provider nobody chose.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -20,6 +21,8 @@ import yaml  # type: ignore[import-untyped]
 from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from pydantic_evals import Dataset
+from pydantic_evals.evaluators import Evaluator
+from pydantic_evals.evaluators.common import DEFAULT_EVALUATORS
 
 from .._storable import MAX_DEPTH, flaw
 from ..errors import EvalInvalid
@@ -30,6 +33,8 @@ MAX_NAME = 200
 Format = Literal['json', 'yaml']
 _CASE_KEYS = frozenset({'name', 'inputs', 'expected_output', 'metadata', 'evaluators'})
 _INPUT_KEYS = frozenset({'message', 'history'})
+_UNKNOWN = re.compile(r"^Evaluator '(.*)' is not in the provided registry")
+EvaluatorTypes = Sequence[type[Evaluator[Any, Any, Any]]]
 
 
 @dataclass(frozen=True)
@@ -103,13 +108,17 @@ def _check_case(case: Any, where: str, names: set[str]) -> None:
         raise EvalInvalid(problem.location(where), problem.message)
 
 
-def _loaded(raw: dict[str, Any], where: str) -> Dataset[Any, Any, Any]:
-    """The dataset as pydantic-evals reads it; its complaint, as an `EvalInvalid` at `where`."""
+def _loaded(raw: dict[str, Any], where: str, types: EvaluatorTypes) -> Dataset[Any, Any, Any]:
+    """The dataset as pydantic-evals reads it, with `types` registered beside its own evaluators;
+    its complaint (an unknown evaluator: with the names it knows), as an `EvalInvalid` at `where`."""
     try:
-        dataset = Dataset[Any, Any, Any].from_dict(raw, custom_evaluator_types=SYNAPSE_EVALUATORS)
+        dataset = Dataset[Any, Any, Any].from_dict(raw, custom_evaluator_types=types)
     except ExceptionGroup as group:
-        first = group.exceptions[0]
-        raise EvalInvalid(where, str(first).splitlines()[0]) from None
+        said = str(group.exceptions[0]).splitlines()[0]
+        if (unknown := _UNKNOWN.match(said)) is not None:
+            names = sorted({cls.name() for cls in (*DEFAULT_EVALUATORS, *types)})
+            said = f'unknown evaluator {unknown.group(1)!r}; the known ones: {", ".join(names)}'
+        raise EvalInvalid(where, said) from None
     except (ValueError, TypeError, ValidationError) as error:
         raise EvalInvalid(where, str(error).splitlines()[0]) from None
     evaluators = [*dataset.evaluators, *(e for case in dataset.cases for e in case.evaluators)]
@@ -119,9 +128,13 @@ def _loaded(raw: dict[str, Any], where: str) -> Dataset[Any, Any, Any]:
     return dataset
 
 
-def checked(cases: Any, evaluators: Any = None, *, where: str = '') -> CheckedCases:
+def checked(
+    cases: Any, evaluators: Any = None, *, where: str = '', types: EvaluatorTypes = SYNAPSE_EVALUATORS
+) -> CheckedCases:
     """`cases` and the dataset-wide `evaluators` checked (`EvalInvalid` naming the first fault) and
-    normalised as pydantic-evals writes them (an evaluator's short form, no empty fields)."""
+    normalised as pydantic-evals writes them (an evaluator's short form, no empty fields). `types`:
+    the evaluator classes a dataset may name beside pydantic-evals' own (`known.py`: Synapse's and
+    the project's)."""
     prefix = f'{where}.' if where else ''
     if not isinstance(cases, list):
         raise EvalInvalid(f'{prefix}cases', 'a list of cases')
@@ -135,17 +148,19 @@ def checked(cases: Any, evaluators: Any = None, *, where: str = '') -> CheckedCa
     names: set[str] = set()
     for index, case in enumerate(cases):
         _check_case(case, f'{prefix}cases.{index}', names)
-        _loaded({'cases': [case]}, f'{prefix}cases.{index}.evaluators')
-    dataset = _loaded({'cases': cases, 'evaluators': evaluators}, f'{prefix}evaluators')
+        _loaded({'cases': [case]}, f'{prefix}cases.{index}.evaluators', types)
+    dataset = _loaded({'cases': cases, 'evaluators': evaluators}, f'{prefix}evaluators', types)
     dumped = dataset.model_dump(
         mode='json', by_alias=True, exclude_defaults=True, context={'use_short_form': True}
     )
     return CheckedCases(cases=list(dumped.get('cases', [])), evaluators=list(dumped.get('evaluators', [])))
 
 
-def dataset_of(cases: Sequence[dict[str, Any]], evaluators: Sequence[Any]) -> Dataset[Any, Any, Any]:
+def dataset_of(
+    cases: Sequence[dict[str, Any]], evaluators: Sequence[Any], types: EvaluatorTypes = SYNAPSE_EVALUATORS
+) -> Dataset[Any, Any, Any]:
     """Stored (already checked) cases as a pydantic-evals `Dataset`, ready to evaluate."""
-    return _loaded({'cases': list(cases), 'evaluators': list(evaluators)}, 'cases')
+    return _loaded({'cases': list(cases), 'evaluators': list(evaluators)}, 'cases', types)
 
 
 def parse_file(text: str, fmt: Format) -> dict[str, Any]:

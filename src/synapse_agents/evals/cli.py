@@ -45,16 +45,30 @@ SHOWN_CHARS = 80
 
 
 def refused(exc: Exception) -> tuple[str, int] | None:
-    from ..errors import EvalConflict, EvalDatasetNotFound, EvalInvalid, EvalRunNotFound, UnknownAgent
+    from ..errors import (
+        EvalConflict,
+        EvalDatasetNotFound,
+        EvalInvalid,
+        EvalPresetNotFound,
+        EvalRunNotFound,
+        UnknownAgent,
+    )
 
     if isinstance(exc, EvalInvalid):
         return f'{exc.field}: {exc.problem}', 1
-    known = EvalDatasetNotFound | EvalRunNotFound | EvalConflict | UnknownAgent
+    known = EvalDatasetNotFound | EvalRunNotFound | EvalPresetNotFound | EvalConflict | UnknownAgent
     return (str(exc), 1) if isinstance(exc, known) else None
 
 
-def _opened(ctx: typer.Context) -> AbstractContextManager[SynapseRuntime]:
-    return cli_common.opened(ctx, refused=refused)
+def _opened(ctx: typer.Context, *, agents: bool = False) -> AbstractContextManager[SynapseRuntime]:
+    return cli_common.opened(ctx, agents=agents, refused=refused)
+
+
+def _types(runtime: SynapseRuntime) -> Any:
+    """The evaluator classes a dataset may name: Synapse's and the project's (discovery's scan)."""
+    from .known import of_snapshot
+
+    return of_snapshot(runtime.catalog.scan() if runtime.catalog is not None else None).types
 
 
 def shown(value: Any) -> str:
@@ -176,7 +190,7 @@ def eval_add_case(
             fail(f'--evaluator {index + 1}: a name or a JSON object')
     if (message is None) == (from_message is None):
         fail('give --message or --from-message (one of them)')
-    with _opened(ctx) as runtime:
+    with _opened(ctx, agents=True) as runtime:
         current = book.read(runtime.store, key)
         if from_message is not None:
             case = case_from_message(
@@ -200,7 +214,9 @@ def eval_add_case(
                 case['expected_output'] = expected
             note = 'case added'
         try:
-            changed = book.change_with_cases(runtime.store, current, [*current.cases, case], note)
+            changed = book.change_with_cases(
+                runtime.store, current, [*current.cases, case], note, types=_types(runtime)
+            )
         except EvalInvalid as invalid:
             fail(f'{invalid.field}: {invalid.problem}')
     if as_json:
@@ -233,7 +249,7 @@ def eval_import(
         text = path.read_text(encoding='utf-8')
     except (OSError, UnicodeDecodeError) as error:
         fail(f'{path}: cannot be read ({error.__class__.__name__})')
-    with _opened(ctx) as runtime:
+    with _opened(ctx, agents=True) as runtime:
         raw = parse_file(text, 'json' if suffix == '.json' else 'yaml')
         try:
             book.read(runtime.store, key)
@@ -245,10 +261,11 @@ def eval_import(
                 cases=raw['cases'],
                 evaluators=raw.get('evaluators'),
                 note='imported',
+                types=_types(runtime),
             )
         else:
             change = book.DatasetChange(name=name, cases=raw['cases'], evaluators=raw.get('evaluators') or [])
-            done = book.change(runtime.store, key, change, note='imported')
+            done = book.change(runtime.store, key, change, note='imported', types=_types(runtime))
     Console().print(
         escape(f'{key}: version {done.version}, {len(done.cases)} cases imported from {path}.'),
         highlight=False,

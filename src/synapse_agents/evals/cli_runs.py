@@ -88,6 +88,12 @@ def eval_run(
             help="A model id (default: the agent's own); given several times, one run each, side by side."
         ),
     ] = None,
+    preset: Annotated[
+        list[str] | None,
+        typer.Option(
+            help='A registry preset key: its model with its settings; given with others, one run each.'
+        ),
+    ] = None,
     version: Annotated[
         int | None, typer.Option(min=1, help='The dataset version (default: the latest).')
     ] = None,
@@ -118,17 +124,19 @@ def eval_run(
     from . import runs
     from .execute import execute
 
-    models: list[str | None] = list(model) if model else [None]
+    presets = list(preset or [])
+    models: list[str | None] = list(model) if model else ([] if presets else [None])
     with cli_common.opened(ctx, agents=True, demo=demo, refused=refused) as runtime:
         if baseline is not None:
             runs.get_run(runtime.store, baseline)
-        if len(models) == 1:
+        if len(models) + len(presets) == 1:
             created = [
                 runs.create_run(
                     runtime.store,
                     dataset,
                     agent,
-                    model=models[0],
+                    model=models[0] if models else None,
+                    preset=presets[0] if presets else None,
                     label=label,
                     concurrency=concurrency,
                     version=version,
@@ -136,7 +144,14 @@ def eval_run(
             ]
         else:
             created = runs.create_runs(
-                runtime.store, dataset, agent, models, label=label, concurrency=concurrency, version=version
+                runtime.store,
+                dataset,
+                agent,
+                models,
+                presets=presets,
+                label=label,
+                concurrency=concurrency,
+                version=version,
             )
         ended: dict[str, Any] = {}
 

@@ -2,13 +2,16 @@
 
 Each case is a new conversation with origin `eval`, run by the same engine as the playground's
 turns: stored, traced, every model call a ledger row, held to the spending limits that apply. The
-run's model (or the agent's own) answers the case's message; then pydantic-evals runs the case's
+run's model (or the agent's own, or its registry preset's model with the preset's settings, the
+preset named on the ledger rows) answers the case's message; then pydantic-evals runs the case's
 evaluators and the dataset-wide ones on the output, with what the run did as the case's attributes
-(`tool_calls`, `cost`) for Synapse's evaluators. Cases run `concurrency` at a time; a case that
+(`tool_calls`, `cost`) for Synapse's evaluators; the evaluators the project defines are known by
+name as they are when the run starts (`known.py`). Cases run `concurrency` at a time; a case that
 raises is recorded as errored and the run goes on. Before a case starts, a stop asked for is
-honoured. A case whose inputs carry a `history` is recorded as errored: runs send the message
-alone. An `LLMJudge`'s model calls are ledger rows of module `eval` in the case's conversation,
-under the case's run.
+honoured. A case whose inputs carry a `history` starts from it: the history is stored as the case
+conversation's earlier turns (`conversations/seeded.py`) and the engine replays it before the
+case's message; a history that is not model messages errs that case alone. An `LLMJudge`'s model
+calls are ledger rows of module `eval` in the case's conversation, under the case's run.
 """
 
 from __future__ import annotations
@@ -16,25 +19,33 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import anyio.to_thread
 from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.settings import ModelSettings
 from pydantic_core import to_jsonable_python
 from pydantic_evals.dataset import set_eval_attribute
 
 from ..accounting.capability import Spending
 from ..accounting.nested import TurnAccount, accounted
-from ..chat.service import lookup_target
+from ..chat.service import current_snapshot, lookup_target
+from ..conversations.seeded import seed_conversation
+from ..conversations.turn_writes import title_from
+from ..errors import EvalPresetNotFound
+from ..registry.agents_runtime import preset_settings
+from ..registry.read import by_key
+from ..registry.tables import Preset
 from ..runtime.conversation import AppConversation, TurnSettings
 from ..scope import Scope
 from ..tasks import queue
 from ..tasks.service import task_service
 from . import runs
 from .book import read
-from .cases import dataset_of
+from .cases import EvaluatorTypes, dataset_of
 from .evaluators import COST, TOOL_CALLS
+from .known import of_snapshot
 from .tables import EvalRun
 
 if TYPE_CHECKING:
@@ -81,23 +92,52 @@ def _judges_account(runtime: SynapseRuntime) -> TurnAccount:
     return TurnAccount(spending=spending, run_id='', module=MODULE, on_row=lambda _row: None)
 
 
+def _turn_settings(store: Any, run: EvalRun) -> TurnSettings:
+    """How the run's cases run: on its model, or on its preset's model with the preset's settings,
+    the preset named on their ledger rows (blocking). `EvalPresetNotFound` when the preset is gone."""
+    if run.preset is None:
+        return TurnSettings(model=run.model, origin='eval')
+    preset = by_key(store, Preset, run.preset)
+    if preset is None:
+        raise EvalPresetNotFound(f'No preset with key {run.preset!r}.')
+    chosen = cast('ModelSettings', preset_settings(preset))
+    return TurnSettings(model=preset.model, origin='eval', model_settings=chosen, preset=preset.key)
+
+
+def _seeded(runtime: SynapseRuntime, target: TurnTarget, inputs: dict[str, Any]) -> str:
+    """A new `eval` conversation holding the case's history as its earlier turns, titled by the
+    case's message (blocking)."""
+    return seed_conversation(
+        runtime.store,
+        inputs['history'],
+        agent_key=target.slug,
+        agent_name=target.name,
+        origin='eval',
+        title=title_from(inputs['message']),
+    )
+
+
 async def _case(
     runtime: SynapseRuntime,
     target: TurnTarget,
     run: EvalRun,
+    settings: TurnSettings,
     position: int,
     raw: dict[str, Any],
     evaluators: list[Any],
+    types: EvaluatorTypes,
 ) -> runs.CaseOutcome:
     """Run one case and judge it; an error (the agent's, an evaluator's) is the outcome's `error`."""
     engine = runtime.chat_service().engine
-    conversation = AppConversation(engine, target, Scope(), TurnSettings(model=run.model, origin='eval'))
     seen: dict[str, Any] = {}
     judges = _judges_account(runtime)
 
     async def task(inputs: dict[str, Any]) -> Any:
-        if inputs.get('history'):
-            raise ValueError("this case's inputs carry a history, and eval runs send the message alone")
+        conversation_id = None
+        if inputs.get('history'):  # the conversation starts with it, before the case's turn
+            conversation_id = await anyio.to_thread.run_sync(_seeded, runtime, target, inputs)
+        conversation = AppConversation(engine, target, Scope(), settings, conversation_id=conversation_id)
+        seen['conversation'] = conversation
         reply = await conversation.send(inputs['message'])
         seen['reply'] = reply
         # The judges' calls go in the case's conversation, under the case's run.
@@ -119,7 +159,7 @@ async def _case(
     judged: Any = None
     try:
         with accounted(judges):
-            report = await dataset_of([raw], evaluators).evaluate(task, name=run.id)
+            report = await dataset_of([raw], evaluators, types).evaluate(task, name=run.id)
         judged = report.cases[0]
     except Exception as exc:  # the run or an evaluator raised: the case errs, the run goes on
         error = _said(exc)
@@ -128,7 +168,7 @@ async def _case(
     return runs.CaseOutcome(
         position=position,
         case_name=raw['name'],
-        conversation_id=conversation.id,
+        conversation_id=seen['conversation'].id if 'conversation' in seen else None,
         output=_jsonable(reply.output) if reply is not None else None,
         assertions=_assertions(judged) if judged is not None else {},
         scores=_judged(judged.scores) if judged is not None else {},
@@ -151,6 +191,9 @@ async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
     try:
         dataset = await anyio.to_thread.run_sync(read, store, run.dataset_key, run.dataset_version)
         target = await lookup_target(runtime, run.agent_key)
+        settings = await anyio.to_thread.run_sync(_turn_settings, store, run)
+        catalog = runtime.catalog
+        types = of_snapshot(await current_snapshot(catalog) if catalog is not None else None).types
     except Exception as exc:  # the dataset is gone, the agent is unknown: the run fails, saying why
         return await anyio.to_thread.run_sync(runs.finish, store, run_id, f'{type(exc).__name__}: {exc}')
     limiter = anyio.Semaphore(run.concurrency)
@@ -159,7 +202,7 @@ async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
         async with limiter:
             if await anyio.to_thread.run_sync(runs.stopping, store, run_id):
                 return
-            outcome = await _case(runtime, target, run, position, raw, dataset.evaluators)
+            outcome = await _case(runtime, target, run, settings, position, raw, dataset.evaluators, types)
             await anyio.to_thread.run_sync(runs.record, store, run_id, outcome)
 
     async with anyio.create_task_group() as group:

@@ -19,11 +19,12 @@ if TYPE_CHECKING:
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
-    """The eval datasets API."""
+    """The eval datasets, runs and evaluators API."""
+    from .evaluator_routes import router as evaluators_router
     from .routes import router
     from .run_routes import router as runs_router
 
-    return [router, runs_router]
+    return [router, runs_router, evaluators_router]
 
 
 @hookimpl

@@ -21,6 +21,7 @@ from ..web.errors import error_responses
 from ..wire_types import Timestamp
 from . import book
 from .cases import Format, file_text, parse_file
+from .evaluator_routes import evaluator_types
 from .from_messages import Expected, case_from_message
 from .tables import EvalDataset, EvalDatasetVersion
 
@@ -210,6 +211,7 @@ async def list_datasets(
 )
 async def create_dataset(body: DatasetIn, context: Context) -> DatasetOut:
     """A new dataset at version 1 (its key taken: 409)."""
+    types = await evaluator_types(context)
     created = await run_in_threadpool(
         lambda: book.create(
             context.store,
@@ -219,6 +221,7 @@ async def create_dataset(body: DatasetIn, context: Context) -> DatasetOut:
             evaluators=body.evaluators,
             description=body.description,
             tags=body.tags,
+            types=types,
         )
     )
     return DatasetOut.of(created)
@@ -229,6 +232,7 @@ async def import_dataset(body: DatasetImportIn, context: Context) -> DatasetOut:
     """A pydantic-evals dataset file (YAML or JSON) as a new dataset, or as the next version of `key`."""
     raw = parse_file(body.text, body.format)
     key = book.check_key(body.key)
+    types = await evaluator_types(context)
 
     def imported() -> book.DatasetVersion:
         try:
@@ -241,11 +245,12 @@ async def import_dataset(body: DatasetImportIn, context: Context) -> DatasetOut:
                 cases=raw['cases'],
                 evaluators=raw.get('evaluators'),
                 note='imported',
+                types=types,
             )
         change = book.DatasetChange(
             name=body.name, cases=raw['cases'], evaluators=raw.get('evaluators') or []
         )
-        return book.change(context.store, key, change, note='imported')
+        return book.change(context.store, key, change, note='imported', types=types)
 
     return DatasetOut.of(await run_in_threadpool(imported))
 
@@ -270,8 +275,9 @@ async def change_dataset(key: Key, body: DatasetPatch, context: Context) -> Data
         evaluators=body.evaluators,
         clear_description='description' in sent and body.description is None,
     )
+    types = await evaluator_types(context)
     changed = await run_in_threadpool(
-        lambda: book.change(context.store, key, change, expected_version=body.version)
+        lambda: book.change(context.store, key, change, expected_version=body.version, types=types)
     )
     return DatasetOut.of(changed)
 
@@ -293,6 +299,7 @@ async def dataset_versions(key: Key, context: Context) -> DatasetVersionList:
 @router.post('/api/evals/datasets/{key}/cases', response_model=DatasetOut, responses=error_responses(409))
 async def add_case(key: Key, body: DatasetCaseIn, context: Context) -> DatasetOut:
     """The next version, with `case` added at the end."""
+    types = await evaluator_types(context)
 
     def added() -> book.DatasetVersion:
         current = book.read(context.store, key)
@@ -301,7 +308,9 @@ async def add_case(key: Key, body: DatasetCaseIn, context: Context) -> DatasetOu
                 f'Dataset {key!r} is at version {current.version}, not {body.version}: '
                 'read it again and retry.'
             )
-        return book.change_with_cases(context.store, current, [*current.cases, body.case], 'case added')
+        return book.change_with_cases(
+            context.store, current, [*current.cases, body.case], 'case added', types=types
+        )
 
     return DatasetOut.of(await run_in_threadpool(added))
 
@@ -311,6 +320,7 @@ async def add_case(key: Key, body: DatasetCaseIn, context: Context) -> DatasetOu
 )
 async def add_case_from_message(key: Key, body: CaseFromMessageIn, context: Context) -> DatasetOut:
     """The next version, with the turn of `message_id` added as a case ("Save as test case")."""
+    types = await evaluator_types(context)
 
     def added() -> book.DatasetVersion:
         current = book.read(context.store, key)
@@ -324,7 +334,7 @@ async def add_case_from_message(key: Key, body: CaseFromMessageIn, context: Cont
             evaluators=body.evaluators,
         )
         return book.change_with_cases(
-            context.store, current, [*current.cases, case], 'case added from a message'
+            context.store, current, [*current.cases, case], 'case added from a message', types=types
         )
 
     return DatasetOut.of(await run_in_threadpool(added))

@@ -26,7 +26,7 @@ RunId = Annotated[str, Path(json_schema_extra={'pattern': ID}, description='An e
 
 
 class RunIn(BaseModel):
-    """A dataset to run against an agent, on its own model or on `model`."""
+    """A dataset to run against an agent, on its own model, on `model`, or with `preset`."""
 
     model_config = ConfigDict(extra='forbid')
 
@@ -35,22 +35,34 @@ class RunIn(BaseModel):
     model: str | None = Field(
         None, min_length=1, max_length=255, description="A model id; null: the agent's own."
     )
+    preset: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description='A registry preset key: its model with its settings (not with `model`).',
+    )
     version: int | None = Field(None, ge=1, description='The dataset version; null: the latest.')
     label: str | None = Field(None, max_length=200, pattern=r'^[^\x00]*$')
     concurrency: int = Field(4, ge=1, le=runs.MAX_CONCURRENCY, description='Cases run at once.')
 
 
 class RunsIn(BaseModel):
-    """A dataset to run against an agent on several models at once, side by side: one run each."""
+    """A dataset to run against an agent on several models or presets at once, side by side: one run
+    each."""
 
     model_config = ConfigDict(extra='forbid')
 
     dataset: str = Field(json_schema_extra={'pattern': KEY.pattern, 'maxLength': 100})
     agent: str = Field(min_length=1, max_length=255, description='The agent slug.')
     models: list[Annotated[str, Field(min_length=1, max_length=255)] | None] = Field(
-        min_length=1,
+        default_factory=list,
         max_length=runs.MAX_SIDE_BY_SIDE,
         description="Model ids, each run once; null: the agent's own. No id twice.",
+    )
+    presets: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+        default_factory=list,
+        max_length=runs.MAX_SIDE_BY_SIDE,
+        description='Registry preset keys, each run once after the models (at most 6 runs in all).',
     )
     version: int | None = Field(None, ge=1, description='The dataset version; null: the latest.')
     label: str | None = Field(
@@ -65,6 +77,7 @@ class RunOut(BaseModel):
     dataset_version: int
     agent: str
     model: str | None
+    preset: str | None = Field(description='The registry preset the cases ran with; null: none.')
     label: str | None
     status: str = Field(description='queued, running, stopping, succeeded, failed or cancelled.')
     concurrency: int
@@ -92,6 +105,7 @@ class RunOut(BaseModel):
             dataset_version=run.dataset_version,
             agent=run.agent_key,
             model=run.model,
+            preset=run.preset,
             label=run.label,
             status=run.status,
             concurrency=run.concurrency,
@@ -177,7 +191,8 @@ def _detail(run: EvalRun, rows: list[EvalCaseResult]) -> RunDetail:
 
 @router.post('/api/evals/runs', response_model=RunOut, status_code=202, responses=error_responses(404))
 async def start_run(body: RunIn, context: Context) -> RunOut:
-    """Queue a run of the dataset against the agent; it runs on the task queue (poll `GET /{id}`)."""
+    """Queue a run of the dataset against the agent; it runs on the task queue (poll `GET /{id}`).
+    An unknown dataset or preset is a 404; `model` with `preset` a 422."""
 
     def queued() -> EvalRun:
         run = runs.create_run(
@@ -185,6 +200,7 @@ async def start_run(body: RunIn, context: Context) -> RunOut:
             body.dataset,
             body.agent,
             model=body.model,
+            preset=body.preset,
             label=body.label,
             concurrency=body.concurrency,
             version=body.version,
@@ -199,8 +215,8 @@ async def start_run(body: RunIn, context: Context) -> RunOut:
     '/api/evals/runs/side-by-side', response_model=RunList, status_code=202, responses=error_responses(404)
 )
 async def start_runs(body: RunsIn, context: Context) -> RunList:
-    """Queue one run per model of the same dataset version, in the order given (open two of them in
-    the comparison once they end)."""
+    """Queue one run per model, then per preset, of the same dataset version, in the order given
+    (open two of them in the comparison once they end)."""
 
     def queued() -> list[EvalRun]:
         created = runs.create_runs(
@@ -208,6 +224,7 @@ async def start_runs(body: RunsIn, context: Context) -> RunList:
             body.dataset,
             body.agent,
             body.models,
+            presets=body.presets,
             label=body.label,
             concurrency=body.concurrency,
             version=body.version,

@@ -10,13 +10,16 @@ or a stop racing a start cannot both win.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import select, update
 
-from ..errors import EvalConflict, EvalInvalid, EvalRunNotFound
+from ..errors import EvalConflict, EvalInvalid, EvalPresetNotFound, EvalRunNotFound
+from ..registry.read import by_key
+from ..registry.tables import Preset
 from ..store import Store
 from ..store.ids import is_valid_id, shown_id
 from ..store.schema import utcnow
@@ -57,23 +60,36 @@ def create_run(
     agent_key: str,
     *,
     model: str | None = None,
+    preset: str | None = None,
     label: str | None = None,
     concurrency: int = 4,
     version: int | None = None,
 ) -> EvalRun:
-    """A queued run of the dataset (its latest version, or `version`)."""
+    """A queued run of the dataset (its latest version, or `version`), on the agent's own model,
+    on `model`, or with the registry preset `preset` (its model and settings; `EvalPresetNotFound`
+    when there is none). `model` and `preset` together are refused."""
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise EvalInvalid('concurrency', f'from 1 to {MAX_CONCURRENCY}')
     if not isinstance(agent_key, str) or not agent_key.strip() or len(agent_key) > 255:
         raise EvalInvalid('agent', 'the slug of the agent to run')
     if model is not None and (not model.strip() or len(model) > 255):
         raise EvalInvalid('model', 'a model id, e.g. openai:gpt-5-mini')
+    if preset is not None:
+        if model is not None:
+            raise EvalInvalid(
+                'preset', 'a run takes a model or a preset (the preset names its model), not both'
+            )
+        if not preset.strip() or len(preset) > 100:
+            raise EvalInvalid('preset', 'a registry preset key')
+        if by_key(store, Preset, preset) is None:
+            raise EvalPresetNotFound(f'No preset with key {preset!r}.')
     dataset = read(store, dataset_key, version)
     run = EvalRun(
         dataset_key=dataset.key,
         dataset_version=dataset.version,
         agent_key=agent_key,
         model=model,
+        preset=preset,
         label=label,
         status='queued',
         concurrency=concurrency,
@@ -100,36 +116,49 @@ def create_runs(
     agent_key: str,
     models: list[str | None],
     *,
+    presets: Sequence[str] = (),
     label: str | None = None,
     concurrency: int = 4,
     version: int | None = None,
 ) -> list[EvalRun]:
-    """One queued run per model (None: the agent's own), all of the same dataset version, each
-    labelled with its model (after `label` when given). Nothing is stored when any model is refused."""
-    if not 1 <= len(models) <= MAX_SIDE_BY_SIDE:
-        raise EvalInvalid('models', f'from 1 to {MAX_SIDE_BY_SIDE} model ids')
+    """One queued run per model (None: the agent's own), then one per registry preset, all of the
+    same dataset version, each labelled with its model or `preset <key>` (after `label` when given).
+    Nothing is stored when any model or preset is refused."""
+    if not 1 <= len(models) + len(presets) <= MAX_SIDE_BY_SIDE:
+        raise EvalInvalid('models', f'from 1 to {MAX_SIDE_BY_SIDE} model ids and presets in all')
     if len(set(models)) != len(models):
         raise EvalInvalid('models', 'each model once')
+    if len(set(presets)) != len(presets):
+        raise EvalInvalid('presets', 'each preset once')
     for model in models:
         if model is not None and (not model.strip() or len(model) > 255):
             raise EvalInvalid('models', 'model ids, e.g. openai:gpt-5-mini')
+    for preset in presets:
+        if not preset.strip() or len(preset) > 100:
+            raise EvalInvalid('presets', 'registry preset keys')
+        if by_key(store, Preset, preset) is None:
+            raise EvalPresetNotFound(f'No preset with key {preset!r}.')
     pinned = read(store, dataset_key, version).version  # a change made meanwhile is not half-run
 
-    def labelled(model: str | None) -> str:
-        shown = model or "agent's own model"
+    def labelled(shown: str) -> str:
         return (f'{label} · {shown}' if label else shown)[:200]
 
+    choices: list[tuple[str | None, str | None, str]] = [
+        (model, None, model or "agent's own model") for model in models
+    ]
+    choices += [(None, preset, f'preset {preset}') for preset in presets]
     return [
         create_run(
             store,
             dataset_key,
             agent_key,
             model=model,
-            label=labelled(model),
+            preset=preset,
+            label=labelled(shown),
             concurrency=concurrency,
             version=pinned,
         )
-        for model in models
+        for model, preset, shown in choices
     ]
 
 

@@ -1,4 +1,4 @@
-"""The eval tables (migration 0019): datasets and every version of each, runs and their cases.
+"""The eval tables (migrations 0019 and 0021): datasets and every version of each, runs and their cases.
 
 A dataset is a key (`support-refunds`), a name, tags and its cases; each change writes a new row in
 `eval_dataset_versions` (1, 2, 3, ...) and moves the dataset's `version` to it, so a run can always
@@ -66,7 +66,9 @@ class EvalRun(Base):
     dataset_version: Mapped[int] = mapped_column(Integer)
     agent_key: Mapped[str] = mapped_column(String(255))
     model: Mapped[str | None] = mapped_column(String(255))
-    """The model the cases ran on; None: the agent's own."""
+    """The model the cases ran on; None: the agent's own (or the preset's)."""
+    preset: Mapped[str | None] = mapped_column(String(100))
+    """The registry preset the cases ran with (its model and settings); None: no preset."""
     label: Mapped[str | None] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16))
     concurrency: Mapped[int] = mapped_column(Integer)

@@ -171,20 +171,25 @@ def _keyed(session: Any, kind: Any, keys: set[str]) -> dict[str, Any]:
     return {row.key: row for row in session.scalars(select(kind).where(kind.key.in_(sorted(keys))))}
 
 
+def preset_settings(preset: Preset) -> dict[str, Any]:
+    """A preset's settings as pydantic-ai `ModelSettings`: temperature, max_tokens, top_p and
+    timeout when set, then its provider options."""
+    settings: dict[str, Any] = {}
+    for name, value in (
+        ('temperature', preset.temperature),
+        ('max_tokens', preset.max_tokens),
+        ('top_p', preset.top_p),
+        ('timeout', preset.timeout_s),
+    ):
+        if value is not None:
+            settings[name] = value
+    settings.update(preset.provider_options or {})
+    return settings
+
+
 def model_settings(definition: Definition) -> dict[str, Any]:
     """The preset's settings as pydantic-ai `ModelSettings`, then the spec's own `model_settings`."""
-    settings: dict[str, Any] = {}
-    preset = definition.preset
-    if preset is not None:
-        for name, value in (
-            ('temperature', preset.temperature),
-            ('max_tokens', preset.max_tokens),
-            ('top_p', preset.top_p),
-            ('timeout', preset.timeout_s),
-        ):
-            if value is not None:
-                settings[name] = value
-        settings.update(preset.provider_options or {})
+    settings = preset_settings(definition.preset) if definition.preset is not None else {}
     extra = (definition.config.spec or {}).get('model_settings')
     if isinstance(extra, dict):
         settings.update(extra)

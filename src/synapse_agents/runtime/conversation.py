@@ -33,6 +33,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import AgentStreamEvent, BinaryContent, ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult, AgentRunResultEvent
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ..chat.attachments import Upload
@@ -66,6 +67,11 @@ class TurnSettings:
     usage_limits: UsageLimits | None = None
     capabilities: Sequence[AbstractCapability[Any]] = ()
     origin: Origin = 'app'
+    model_settings: ModelSettings | None = None
+    """Passed to every run, merged over the agent's own (which are never changed)."""
+    preset: str | None = None
+    """A registry preset key named on the ledger rows (its spending limits apply); it does not
+    choose the model or the settings by itself: `model` and `model_settings` do."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +221,8 @@ class AppConversation:
                 uploads,
                 conversation_id=self._id,
                 model_id=self._settings.model if isinstance(self._settings.model, str) else None,
+                model_settings=self._settings.model_settings,
+                preset=self._settings.preset,
                 origin=self._settings.origin,
                 scope=self._scope,
                 usage_limits=self._settings.usage_limits,

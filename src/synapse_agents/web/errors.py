@@ -49,6 +49,7 @@ from ..errors import (
     DepsRejected,
     EvalConflict,
     EvalDatasetNotFound,
+    EvalPresetNotFound,
     EvalRunNotFound,
     InvalidScope,
     MemoryNotFound,
@@ -159,6 +160,7 @@ _DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
     (MemoryNotFound, 404, None),
     (EvalDatasetNotFound, 404, None),
     (EvalRunNotFound, 404, None),
+    (EvalPresetNotFound, 404, None),
     (EvalConflict, 409, 'conflict'),
     (RuleInvalid, 422, None),  # MemoryInvalid and EvalInvalid too
     (VectorStoreUnavailable, 503, 'vector_store_unavailable'),

@@ -1548,6 +1548,7 @@ export interface paths {
         /**
          * Start Run
          * @description Queue a run of the dataset against the agent; it runs on the task queue (poll `GET /{id}`).
+         *     An unknown dataset or preset is a 404; `model` with `preset` a 422.
          */
         post: operations["start_run_api_evals_runs_post"];
         delete?: never;
@@ -1567,8 +1568,8 @@ export interface paths {
         put?: never;
         /**
          * Start Runs
-         * @description Queue one run per model of the same dataset version, in the order given (open two of them in
-         *     the comparison once they end).
+         * @description Queue one run per model, then per preset, of the same dataset version, in the order given
+         *     (open two of them in the comparison once they end).
          */
         post: operations["start_runs_api_evals_runs_side_by_side_post"];
         delete?: never;
@@ -1631,6 +1632,27 @@ export interface paths {
          * @description Stop the run: queued, it is cancelled; running, no new case starts (409 once it has ended).
          */
         post: operations["stop_run_api_evals_runs__run_id__stop_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals/evaluators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Evaluators
+         * @description Every evaluator a dataset may name, built-in first, with its arguments; the project's
+         *     (found by discovery) after them, a left-out one with its `problem`.
+         */
+        get: operations["list_evaluators_api_evals_evaluators_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2931,6 +2953,58 @@ export interface components {
             details: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** EvaluatorArgument */
+        EvaluatorArgument: {
+            /** Name */
+            name: string;
+            /**
+             * Type
+             * @description The annotation, as the class writes it.
+             */
+            type: string;
+            /** Required */
+            required: boolean;
+            /**
+             * Default
+             * @description The default, when the argument has a plain one.
+             */
+            default?: unknown;
+        };
+        /** EvaluatorList */
+        EvaluatorList: {
+            /** Evaluators */
+            evaluators: components["schemas"]["EvaluatorOut"][];
+        };
+        /** EvaluatorOut */
+        EvaluatorOut: {
+            /**
+             * Name
+             * @description How a dataset names it: `"Name"` or `{"Name": arguments}`.
+             */
+            name: string;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "pydantic-evals" | "synapse" | "project";
+            /**
+             * Description
+             * @description The first paragraph of the class's docstring.
+             */
+            description: string;
+            /** Arguments */
+            arguments: components["schemas"]["EvaluatorArgument"][];
+            /**
+             * Module
+             * @description `module:attribute` of a project evaluator.
+             */
+            module: string | null;
+            /**
+             * Problem
+             * @description Why a project evaluator is left out; null: usable.
+             */
+            problem: string | null;
         };
         /**
          * EventIn
@@ -4561,6 +4635,11 @@ export interface components {
             agent: string;
             /** Model */
             model: string | null;
+            /**
+             * Preset
+             * @description The registry preset the cases ran with; null: none.
+             */
+            preset: string | null;
             /** Label */
             label: string | null;
             /**
@@ -4619,7 +4698,7 @@ export interface components {
         };
         /**
          * RunIn
-         * @description A dataset to run against an agent, on its own model or on `model`.
+         * @description A dataset to run against an agent, on its own model, on `model`, or with `preset`.
          */
         RunIn: {
             /** Dataset */
@@ -4634,6 +4713,11 @@ export interface components {
              * @description A model id; null: the agent's own.
              */
             model?: string | null;
+            /**
+             * Preset
+             * @description A registry preset key: its model with its settings (not with `model`).
+             */
+            preset?: string | null;
             /**
              * Version
              * @description The dataset version; null: the latest.
@@ -4665,6 +4749,11 @@ export interface components {
             agent: string;
             /** Model */
             model: string | null;
+            /**
+             * Preset
+             * @description The registry preset the cases ran with; null: none.
+             */
+            preset: string | null;
             /** Label */
             label: string | null;
             /**
@@ -4724,7 +4813,8 @@ export interface components {
         };
         /**
          * RunsIn
-         * @description A dataset to run against an agent on several models at once, side by side: one run each.
+         * @description A dataset to run against an agent on several models or presets at once, side by side: one run
+         *     each.
          */
         RunsIn: {
             /** Dataset */
@@ -4738,7 +4828,12 @@ export interface components {
              * Models
              * @description Model ids, each run once; null: the agent's own. No id twice.
              */
-            models: (string | null)[];
+            models?: (string | null)[];
+            /**
+             * Presets
+             * @description Registry preset keys, each run once after the models (at most 6 runs in all).
+             */
+            presets?: string[];
             /**
              * Version
              * @description The dataset version; null: the latest.
@@ -14804,6 +14899,71 @@ export interface operations {
                 };
             };
             /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_evaluators_api_evals_evaluators_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluatorList"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input is invalid; `fields` says which. */
             422: {
                 headers: {
                     [name: string]: unknown;
