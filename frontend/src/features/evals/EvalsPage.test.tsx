@@ -62,6 +62,7 @@ function run(id: string, model: string | null, passing: string[]): Run {
     dataset_version: 1,
     agent: AGENT,
     model,
+    preset: null,
     label: model ?? "agent's own model",
     status: 'succeeded',
     concurrency: 4,
@@ -108,6 +109,7 @@ beforeEach(() => {
       const query = new URLSearchParams(qs)
       const body = init?.body ? (JSON.parse(init.body as string) as Record<string, unknown>) : undefined
       calls.push({ method, path, body })
+      if (path === '/api/registry/presets') return Response.json({ presets: [{ key: 'careful', name: 'Careful', model: 'demo', temperature: 0.1 }] })
       if (path === '/api/agents') return Response.json({ agents: [{ slug: AGENT, name: 'support_agent', module: 'demo', attribute: 'a', model: null, stateless: false }], problems: [], targets: [] })
       if (path === `/api/agents/${AGENT}/models`)
         return Response.json({ default: 'demo', models: [{ id: 'demo', label: 'Demo model', provider: 'demo', source: 'demo', available: true, missing_env: null }] })
@@ -133,7 +135,7 @@ beforeEach(() => {
       const one = /^\/api\/evals\/datasets\/([\w-]+)$/.exec(path)
       if (one) return datasets.find((d) => d.key === one[1]) ? Response.json(datasets.find((d) => d.key === one[1])) : notFound('dataset')
       if (path === '/api/evals/runs/side-by-side') {
-        const models = body?.models as (string | null)[]
+        const models = [...(body?.models as (string | null)[]), ...(body?.presets as string[]).map((preset) => `preset ${preset}`)]
         const started = models.map((model, index) => run(`0000000${runs.length + index + 1}`, model, model === null ? ['order', 'refund'] : ['refund']))
         runs = [...started.slice().reverse(), ...runs]
         return Response.json({ runs: started }, { status: 202 })
@@ -195,6 +197,7 @@ describe('Evals', () => {
       dataset: 'support',
       agent: AGENT,
       models: [null, 'demo'],
+      presets: [],
       label: null,
       concurrency: 4,
     })
@@ -210,6 +213,16 @@ describe('Evals', () => {
     expect(within(compared[0]!).getByText('passed before, fails now')).toBeInTheDocument()
     expect(screen.getByTestId('compare-before')).toHaveTextContent("agent's own model")
     expect(screen.getByTestId('compare-after')).toHaveTextContent('demo')
+  })
+
+  it('runs the dataset with a registry preset instead of a model', async () => {
+    renderAt('/evals/datasets/support')
+    await userEvent.click(await screen.findByRole('button', { name: /Run/ }))
+    const form = await screen.findByRole('form', { name: 'Run the dataset' })
+    await userEvent.click(await within(form).findByLabelText("The agent's own model"))
+    await userEvent.click(await within(form).findByLabelText(/^Careful/))
+    await userEvent.click(within(form).getByRole('button', { name: 'Run' }))
+    expect(calls.find((call) => call.path === '/api/evals/runs/side-by-side')?.body).toMatchObject({ models: [], presets: ['careful'] })
   })
 
   it("shows a run's cases failing first, with the reasons and their conversations", async () => {

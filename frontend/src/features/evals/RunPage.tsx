@@ -128,10 +128,11 @@ export function RunPage() {
               </Link>
               <span>
                 on <span className="font-mono">{data.agent}</span>
-                {data.model && (
+                {(data.model || data.preset) && (
                   <>
                     {' '}
-                    with <span className="font-mono">{data.model}</span>
+                    with {data.preset ? 'preset ' : ''}
+                    <span className="font-mono">{data.preset ?? data.model}</span>
                   </>
                 )}
               </span>

@@ -1,12 +1,12 @@
 // Run a dataset: pick the agent and one or more models (its own, those its selector offers, or any
-// model id typed in); one run per model, side by side, on the task queue. The server's refusals
-// show above the buttons.
+// model id typed in) or registry presets (a model with its settings); one run each, side by side, on
+// the task queue. The server's refusals show above the buttons.
 import { useState, type FormEvent } from 'react'
 import { messageOf } from '@/components/common/States'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogFooter, DialogTitle } from '@/components/ui/dialog'
 import { box, Field } from '@/features/rules/Field'
-import { useAgents, useModels } from '@/lib/queries'
+import { useAgents, useModels, useRegistry } from '@/lib/queries'
 import { invalidate } from '@/lib/resource'
 import { evalsApi, type Dataset, type Run } from './api'
 
@@ -37,10 +37,27 @@ function ModelChoices({ agent, picked, onToggle }: { agent: string; picked: (str
   )
 }
 
+function PresetChoices({ picked, onToggle }: { picked: string[]; onToggle: (preset: string) => void }) {
+  const presets = useRegistry('presets')
+  if (!presets.data?.length) return null
+  return (
+    <fieldset className="grid gap-1.5">
+      <legend className="mb-1 text-[13px] font-medium">Presets</legend>
+      {presets.data.map((preset) => (
+        <label key={preset.key} className="flex items-center gap-2 text-sm">
+          <input type="checkbox" checked={picked.includes(preset.key)} onChange={() => onToggle(preset.key)} />
+          {preset.name || preset.key} <span className="font-mono text-xs text-muted-foreground">{preset.model}</span>
+        </label>
+      ))}
+    </fieldset>
+  )
+}
+
 function StartRunForm({ dataset, onDone }: { dataset: Dataset; onDone: (runs: Run[]) => void }) {
   const agents = useAgents()
   const [agent, setAgent] = useState(() => sourceAgent(dataset))
   const [picked, setPicked] = useState<(string | null)[]>([null])
+  const [presets, setPresets] = useState<string[]>([])
   const [extra, setExtra] = useState('')
   const [label, setLabel] = useState('')
   const [concurrency, setConcurrency] = useState('4')
@@ -56,11 +73,11 @@ function StartRunForm({ dataset, onDone }: { dataset: Dataset; onDone: (runs: Ru
       .filter((model) => model && !picked.includes(model))
     const models = [...picked, ...typed]
     if (!agent) return setMessage('Pick the agent to run.')
-    if (!models.length) return setMessage('Pick at least one model.')
+    if (!models.length && !presets.length) return setMessage('Pick at least one model or preset.')
     setSaving(true)
     setMessage(null)
     try {
-      const started = await evalsApi.start({ dataset: dataset.key, agent, models, label: label.trim() || null, concurrency: Number(concurrency) || 4 })
+      const started = await evalsApi.start({ dataset: dataset.key, agent, models, presets, label: label.trim() || null, concurrency: Number(concurrency) || 4 })
       invalidate('evals:runs')
       onDone(started.runs)
     } catch (error) {
@@ -88,6 +105,7 @@ function StartRunForm({ dataset, onDone }: { dataset: Dataset; onDone: (runs: Ru
         )}
       </Field>
       {agent && <ModelChoices agent={agent} picked={picked} onToggle={toggle} />}
+      <PresetChoices picked={presets} onToggle={(preset) => setPresets((now) => (now.includes(preset) ? now.filter((one) => one !== preset) : [...now, preset]))} />
       <Field label="Other models" hint="Model ids, comma-separated (e.g. openai:gpt-5-mini); each runs too.">
         {(aria) => <input {...aria} value={extra} onChange={(event) => setExtra(event.target.value)} className={`${box} font-mono`} autoComplete="off" />}
       </Field>
@@ -109,7 +127,7 @@ function StartRunForm({ dataset, onDone }: { dataset: Dataset; onDone: (runs: Ru
           Cancel
         </Button>
         <Button type="submit" disabled={saving}>
-          {picked.length + (extra.trim() ? 1 : 0) > 1 ? 'Run side by side' : 'Run'}
+          {picked.length + presets.length + (extra.trim() ? 1 : 0) > 1 ? 'Run side by side' : 'Run'}
         </Button>
       </DialogFooter>
     </form>
