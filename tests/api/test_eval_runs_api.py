@@ -4,6 +4,7 @@ compared case by case; stop; and the 4xx answers."""
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -216,3 +217,49 @@ def test_a_run_with_a_preset(client: TestClient, store: Store) -> None:
     for run in side.json()['runs']:
         finished(client, run['id'])
     assert len(runs.listed(store, 'support')) == 3, 'the refused requests stored no run'
+
+
+def test_a_saved_turn_keeps_its_files_and_the_run_sends_them_again(client: TestClient, store: Store) -> None:
+    book.create(store, 'files', 'Files', cases=[])
+    notes = b'Order A-1001 was sent on Monday.'
+    chat = client.post(
+        f'/api/agents/{SUPPORT}/chat',
+        data={'message': 'What do these notes say?'},
+        files=[('attachments', ('notes.txt', notes, 'text/plain'))],
+    )
+    assert chat.status_code == 200, chat.text
+    (conversation,) = client.get('/api/conversations').json()['conversations']
+    question = client.get(f'/api/conversations/{conversation["id"]}').json()['messages'][0]
+    saved = client.post(
+        '/api/evals/datasets/files/cases/from-message',
+        json={'message_id': question['id'], 'expected': 'none'},
+    )
+    assert saved.status_code == 200, saved.text
+    (case,) = saved.json()['cases']
+    assert case['inputs']['attachments'] == [
+        {'name': 'notes.txt', 'media_type': 'text/plain', 'data': base64.b64encode(notes).decode()}
+    ]
+
+    run = finished(
+        client, client.post('/api/evals/runs', json={'dataset': 'files', 'agent': SUPPORT}).json()['id']
+    )
+    assert run['status'] == 'succeeded' and run['errored'] == 0, run
+    sent = client.get(f'/api/conversations/{run["cases"][0]["conversation_id"]}').json()['messages'][0]
+    assert sent['content'] == 'What do these notes say?'
+    assert [(a['name'], a['size']) for a in sent['attachments']] == [('notes.txt', len(notes))]
+    stored = client.get(f'/api/attachments/{sent["id"]}/0')
+    assert stored.status_code == 200 and stored.content == notes
+
+    # A file gone from the conversation's folder: the turn cannot be saved whole, and nothing is.
+    gone = [path for path in (store.attachments_dir / conversation['id']).rglob('*') if path.is_file()]
+    assert len(gone) == 1
+    gone[0].unlink()
+    refused = client.post('/api/evals/datasets/files/cases/from-message', json={'message_id': question['id']})
+    assert refused.status_code == 422 and "'notes.txt'" in refused.text, refused.text
+    assert len(book.read(store, 'files').cases) == 1
+    bad = {
+        'name': 'x',
+        'inputs': {'message': 'hi', 'attachments': [{'name': 'a', 'media_type': 'text/plain', 'data': '%%'}]},
+    }
+    written = client.post('/api/evals/datasets', json={'key': 'bad', 'name': 'Bad', 'cases': [bad]})
+    assert written.status_code == 422 and 'body.cases.0.inputs.attachments.0.data' in written.text

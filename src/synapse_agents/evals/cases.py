@@ -1,8 +1,9 @@
 """Cases in pydantic-evals' own serialised form: checked, normalised, read from and written to files.
 
 A case is `{"name", "inputs", "expected_output", "metadata", "evaluators"}` as pydantic-evals
-writes it, with Synapse's inputs: `message` (required, the user message sent to the agent) and
-`history` (optional: the conversation before it, as pydantic-ai's model messages in JSON). Every
+writes it, with Synapse's inputs: `message` (required, the user message sent to the agent),
+`attachments` (optional: the files sent with it, `case_files.py`) and `history` (optional: the
+conversation before it, as pydantic-ai's model messages in JSON). Every
 evaluator is read by pydantic-evals itself (`Dataset.from_dict`) with Synapse's (and the
 project's, `known.py`) registered beside its own, so a dataset file written by either reads in
 the other. `Python` (which evaluates code) is never accepted, and an `LLMJudge` must name its
@@ -26,13 +27,14 @@ from pydantic_evals.evaluators.common import DEFAULT_EVALUATORS
 
 from .._storable import MAX_DEPTH, flaw
 from ..errors import EvalInvalid
+from .case_files import check_files
 from .evaluators import SYNAPSE_EVALUATORS, check_arguments
 
 MAX_CASES = 2000
 MAX_NAME = 200
 Format = Literal['json', 'yaml']
 _CASE_KEYS = frozenset({'name', 'inputs', 'expected_output', 'metadata', 'evaluators'})
-_INPUT_KEYS = frozenset({'message', 'history'})
+_INPUT_KEYS = frozenset({'message', 'attachments', 'history'})
 _UNKNOWN = re.compile(r"^Evaluator '(.*)' is not in the provided registry")
 EvaluatorTypes = Sequence[type[Evaluator[Any, Any, Any]]]
 
@@ -84,10 +86,14 @@ def _check_case(case: Any, where: str, names: set[str]) -> None:
         raise EvalInvalid(f'{where}.inputs', 'an object with at least `message`')
     unknown = sorted(set(inputs) - _INPUT_KEYS)
     if unknown:
-        raise EvalInvalid(f'{where}.inputs.{unknown[0]}', 'the inputs are `message` and `history`')
+        raise EvalInvalid(
+            f'{where}.inputs.{unknown[0]}', 'the inputs are `message`, `attachments` and `history`'
+        )
     message = inputs.get('message')
     if not isinstance(message, str) or not message.strip():
         raise EvalInvalid(f'{where}.inputs.message', 'the message sent to the agent is required')
+    if 'attachments' in inputs:
+        check_files(inputs['attachments'], f'{where}.inputs.attachments')
     if 'history' in inputs:
         try:
             ModelMessagesTypeAdapter.validate_python(inputs['history'])

@@ -43,6 +43,7 @@ from ..tasks import queue
 from ..tasks.service import task_service
 from . import runs
 from .book import read
+from .case_files import attachments_of
 from .cases import EvaluatorTypes, dataset_of
 from .evaluators import COST, TOOL_CALLS
 from .known import of_snapshot
@@ -138,7 +139,7 @@ async def _case(
             conversation_id = await anyio.to_thread.run_sync(_seeded, runtime, target, inputs)
         conversation = AppConversation(engine, target, Scope(), settings, conversation_id=conversation_id)
         seen['conversation'] = conversation
-        reply = await conversation.send(inputs['message'])
+        reply = await conversation.send(inputs['message'], attachments=attachments_of(inputs))
         seen['reply'] = reply
         # The judges' calls go in the case's conversation, under the case's run.
         judges.run_id = reply.run_id

@@ -1,11 +1,11 @@
 """A test case from a turn that happened: "Save as test case" on the playground or in History.
 
-The turn is named by its user message or by its answer. The case's input is the user message,
-and with `include_history` the conversation before it (the completed turns' model messages, as
-stored). The answer becomes the expected output (`expected='output'`), a reference kept in the
-case's metadata for a judge to compare against (`'reference'`), or nothing (`'none'`). The case's
-metadata says where it came from (`source`: conversation, message, agent, tenant), so a case
-saved from one tenant's conversation says whose words it holds.
+The turn is named by its user message or by its answer. The case's input is the user message with
+its files (`case_files.py`), and with `include_history` the conversation before it (the completed
+turns' model messages, as stored). The answer becomes the expected output (`expected='output'`), a
+reference kept in the case's metadata for a judge to compare against (`'reference'`), or nothing
+(`'none'`). The case's metadata says where it came from (`source`: conversation, message, agent,
+tenant), so a case saved from one tenant's conversation says whose words it holds.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ..conversations.tables import Conversation, Message
 from ..errors import EvalInvalid
 from ..store import Store
 from ..store.ids import is_valid_id, shown_id
+from .case_files import files_of_turn
 
 Expected = Literal['output', 'reference', 'none']
 NAME_LENGTH = 60
@@ -92,6 +93,8 @@ def case_from_message(
     if not question.content.strip():
         raise EvalInvalid('message_id', 'the question has no text to send again', where='body')
     inputs: dict[str, Any] = {'message': question.content}
+    if files := files_of_turn(store, conversation_id, question.id, question.attachments):
+        inputs['attachments'] = files
     if include_history and (history := _history(messages, question)):
         inputs['history'] = history
     source: dict[str, Any] = {'conversation_id': conversation_id, 'message_id': question.id}
