@@ -263,3 +263,27 @@ def test_a_saved_turn_keeps_its_files_and_the_run_sends_them_again(client: TestC
     }
     written = client.post('/api/evals/datasets', json={'key': 'bad', 'name': 'Bad', 'cases': [bad]})
     assert written.status_code == 422 and 'body.cases.0.inputs.attachments.0.data' in written.text
+
+
+def test_a_judge_names_its_model_as_the_model_selector_does(client: TestClient, store: Store) -> None:
+    # `demo` is Synapse's own offline model, unknown to pydantic-ai: the judge resolves it through
+    # the registry's resolver, as a playground turn or a preset would.
+    judged = {
+        'name': 'judged',
+        'inputs': {'message': 'Where is order A-1001?'},
+        'evaluators': [{'LLMJudge': {'rubric': 'Says where the order is.', 'model': 'demo'}}],
+    }
+    book.create(store, 'judged-demo', 'Judged', cases=[judged])
+    run = finished(
+        client, client.post('/api/evals/runs', json={'dataset': 'judged-demo', 'agent': SUPPORT}).json()['id']
+    )
+    (case,) = run['cases']
+    assert case['error'] is None, case['error']
+    assert set(case['assertions']) == {'LLMJudge'} and case['assertions']['LLMJudge']['reason']
+    with store.read() as session:
+        judges = session.execute(
+            select(LlmCall.model).where(
+                LlmCall.conversation_id == case['conversation_id'], LlmCall.module == 'eval'
+            )
+        ).all()
+    assert [row.model for row in judges] == ['synapse-demo']

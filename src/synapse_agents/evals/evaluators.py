@@ -12,13 +12,18 @@ them as the case's attributes: `tool_calls` (a list of `{"name",
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+import anyio.to_thread
 import jsonschema
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent
+from pydantic_ai.models import Model
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 
 TOOL_CALLS = 'tool_calls'
@@ -107,19 +112,40 @@ class Grading(BaseModel):
     score: float = Field(ge=0, le=1)
 
 
+JudgeModels = Callable[[str], Model | str]
+"""Turns a judge's model id into the model it runs on (blocking: it may read the registry)."""
+
+_judge_models: ContextVar[JudgeModels | None] = ContextVar('synapse_judge_models', default=None)
+
+
+@contextmanager
+def judging_with(resolve: JudgeModels) -> Iterator[None]:
+    """Inside, an `LLMJudge` names its model as Synapse's model selector does (`demo`, a registry
+    model's key, any pydantic-ai model string): `resolve` builds it. Outside, the id goes to
+    pydantic-ai as it is."""
+    token = _judge_models.set(resolve)
+    try:
+        yield
+    finally:
+        _judge_models.reset(token)
+
+
 @dataclass
 class LLMJudge(Evaluator[object, object, object]):
     """A judge model says whether the output meets `rubric` (with the input too when
     `include_input`). Named and written as pydantic-evals' own `LLMJudge`, run on pydantic-ai's
     current `Agent`; `model` is required (never a default provider). Inside an eval run its model
-    calls are ledger rows (`evals/execute.py`)."""
+    is any id the model selector takes (`judging_with`) and its model calls are ledger rows
+    (`evals/execute.py`)."""
 
     rubric: str
     model: str
     include_input: bool = False
 
     async def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        judge = Agent(self.model, output_type=Grading, instructions=JUDGE_INSTRUCTIONS, name='eval-judge')
+        resolve = _judge_models.get()
+        model = self.model if resolve is None else await anyio.to_thread.run_sync(resolve, self.model)
+        judge = Agent(model, output_type=Grading, instructions=JUDGE_INSTRUCTIONS, name='eval-judge')
         parts = [f'<Rubric>\n{self.rubric}\n</Rubric>', f'<Output>\n{ctx.output!r}\n</Output>']
         if self.include_input:
             parts.insert(1, f'<Input>\n{ctx.inputs!r}\n</Input>')

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
@@ -35,6 +36,7 @@ from ..conversations.seeded import seed_conversation
 from ..conversations.turn_writes import title_from
 from ..errors import EvalPresetNotFound
 from ..registry.agents_runtime import preset_settings
+from ..registry.providers import resolve_model
 from ..registry.read import by_key
 from ..registry.tables import Preset
 from ..runtime.conversation import AppConversation, TurnSettings
@@ -45,7 +47,7 @@ from . import runs
 from .book import read
 from .case_files import attachments_of
 from .cases import EvaluatorTypes, dataset_of
-from .evaluators import COST, TOOL_CALLS
+from .evaluators import COST, TOOL_CALLS, judging_with
 from .known import of_snapshot
 from .tables import EvalRun
 
@@ -159,7 +161,10 @@ async def _case(
     error: str | None = None
     judged: Any = None
     try:
-        with accounted(judges):
+        with (
+            accounted(judges),
+            judging_with(partial(resolve_model, runtime.store, runtime.settings.secret_key)),
+        ):
             report = await dataset_of([raw], evaluators, types).evaluate(task, name=run.id)
         judged = report.cases[0]
     except Exception as exc:  # the run or an evaluator raised: the case errs, the run goes on

@@ -43,7 +43,7 @@ export function CasesTable({ cases }: { cases: Case[] }) {
       </TableHeader>
       <TableBody>
         {cases.map((entry) => {
-          const inputs = (entry.inputs ?? {}) as { message?: unknown; history?: unknown[] }
+          const inputs = (entry.inputs ?? {}) as { message?: unknown; history?: unknown[]; attachments?: { name: string }[] }
           const evaluators = Array.isArray(entry.evaluators) ? entry.evaluators : []
           const reference = (entry.metadata as { reference?: unknown } | undefined)?.reference
           return (
@@ -51,6 +51,9 @@ export function CasesTable({ cases }: { cases: Case[] }) {
               <TableCell className="max-w-48 truncate font-medium">{text(entry.name)}</TableCell>
               <TableCell className="max-w-72">
                 <span className="line-clamp-2">{text(inputs.message)}</span>
+                {Array.isArray(inputs.attachments) && inputs.attachments.length > 0 && (
+                  <span className="block text-xs text-muted-foreground">with {inputs.attachments.map((file) => file.name).join(', ')}</span>
+                )}
                 {Array.isArray(inputs.history) && inputs.history.length > 0 && (
                   <span className="text-xs text-muted-foreground">after {inputs.history.length} earlier messages</span>
                 )}
