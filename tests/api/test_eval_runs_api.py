@@ -17,6 +17,7 @@ from chat_helpers import LOCAL_PEER, LOCAL_URL
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.evals import book, runs
 from synapse_agents.registry import presets_store
+from synapse_agents.registry.tables import AgentConfig, Preset
 from synapse_agents.runtime.root import SynapseRuntime
 from synapse_agents.store import Store
 from synapse_agents.web.app import create_app
@@ -287,3 +288,25 @@ def test_a_judge_names_its_model_as_the_model_selector_does(client: TestClient, 
             )
         ).all()
     assert [row.model for row in judges] == ['synapse-demo']
+
+
+def test_a_run_of_a_configured_agent_says_which_version_answered(client: TestClient, store: Store) -> None:
+    with store.write() as session:
+        session.add_all(
+            [
+                Preset(key='plain', model='demo'),
+                AgentConfig(key='helper', instructions='You help people.', preset_key='plain', version=3),
+            ]
+        )
+    book.create(store, 'help', 'Help', cases=[{'name': 'hi', 'inputs': {'message': 'Hello'}}])
+    configured = finished(
+        client,
+        client.post('/api/evals/runs', json={'dataset': 'help', 'agent': 'config:helper'}).json()['id'],
+    )
+    assert configured['status'] == 'succeeded' and configured['agent_version'] == 3, configured
+    code = finished(
+        client, client.post('/api/evals/runs', json={'dataset': 'help', 'agent': SUPPORT}).json()['id']
+    )
+    assert code['agent_version'] is None
+    compared = client.get('/api/evals/runs/compare', params={'before': configured['id'], 'after': code['id']})
+    assert compared.json()['before']['agent_version'] == 3

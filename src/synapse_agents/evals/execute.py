@@ -197,6 +197,7 @@ async def execute(runtime: SynapseRuntime, run_id: str) -> EvalRun:
     try:
         dataset = await anyio.to_thread.run_sync(read, store, run.dataset_key, run.dataset_version)
         target = await lookup_target(runtime, run.agent_key)
+        await anyio.to_thread.run_sync(runs.set_agent_version, store, run_id, target.agent_version)
         settings = await anyio.to_thread.run_sync(_turn_settings, store, run)
         catalog = runtime.catalog
         types = of_snapshot(await current_snapshot(catalog) if catalog is not None else None).types

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ..web.context import SynapseContext, get_context
@@ -71,11 +71,20 @@ class RunsIn(BaseModel):
     concurrency: int = Field(4, ge=1, le=runs.MAX_CONCURRENCY, description="Each run's cases at once.")
 
 
+JsonObject = Annotated[dict[str, Any], BeforeValidator(lambda value: dict(value or {}))]
+"""A JSON column read as an object (a null one as `{}`)."""
+
+
 class RunOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True, populate_by_name=True)
+
     id: str
-    dataset: str
+    dataset: str = Field(validation_alias='dataset_key')
     dataset_version: int
-    agent: str
+    agent: str = Field(validation_alias='agent_key')
+    agent_version: int | None = Field(
+        None, description="A configured agent's version when the run started; null for a code agent."
+    )
     model: str | None
     preset: str | None = Field(description='The registry preset the cases ran with; null: none.')
     label: str | None
@@ -87,7 +96,9 @@ class RunOut(BaseModel):
     failed: int
     errored: int
     pass_rate: float | None
-    scores: dict[str, float] = Field(description="Each score's mean over the cases that have it.")
+    scores: Annotated[dict[str, float], BeforeValidator(lambda value: dict(value or {}))] = Field(
+        description="Each score's mean over the cases that have it."
+    )
     cost: Decimal | None = Field(description='null while any case cost is unknown (an unpriced model).')
     input_tokens: int
     output_tokens: int
@@ -99,43 +110,20 @@ class RunOut(BaseModel):
 
     @classmethod
     def of(cls, run: EvalRun) -> RunOut:
-        return cls(
-            id=run.id,
-            dataset=run.dataset_key,
-            dataset_version=run.dataset_version,
-            agent=run.agent_key,
-            model=run.model,
-            preset=run.preset,
-            label=run.label,
-            status=run.status,
-            concurrency=run.concurrency,
-            task_id=run.task_id,
-            case_count=run.case_count,
-            passed=run.passed,
-            failed=run.failed,
-            errored=run.errored,
-            pass_rate=run.pass_rate,
-            scores=dict(run.scores or {}),
-            cost=run.cost,
-            input_tokens=run.input_tokens,
-            output_tokens=run.output_tokens,
-            duration_ms=run.duration_ms,
-            error=run.error,
-            created_at=run.created_at,
-            started_at=run.started_at,
-            finished_at=run.finished_at,
-        )
+        return cls.model_validate(run)
 
 
 class CaseResultOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True, populate_by_name=True)
+
     position: int
-    case: str
+    case: str = Field(validation_alias='case_name')
     passed: bool
     conversation_id: str | None = Field(description='The conversation the case ran in (origin eval).')
     output: Any
-    assertions: dict[str, Any] = Field(description='`{name: {"value": bool, "reason": str | null}}`.')
-    scores: dict[str, Any]
-    labels: dict[str, Any]
+    assertions: JsonObject = Field(description='`{name: {"value": bool, "reason": str | null}}`.')
+    scores: JsonObject
+    labels: JsonObject
     error: str | None
     cost: Decimal | None
     input_tokens: int
@@ -144,21 +132,7 @@ class CaseResultOut(BaseModel):
 
     @classmethod
     def of(cls, row: EvalCaseResult) -> CaseResultOut:
-        return cls(
-            position=row.position,
-            case=row.case_name,
-            passed=row.passed,
-            conversation_id=row.conversation_id,
-            output=row.output,
-            assertions=dict(row.assertions or {}),
-            scores=dict(row.scores or {}),
-            labels=dict(row.labels or {}),
-            error=row.error,
-            cost=row.cost,
-            input_tokens=row.input_tokens,
-            output_tokens=row.output_tokens,
-            duration_ms=row.duration_ms,
-        )
+        return cls.model_validate(row)
 
 
 class RunDetail(RunOut):

@@ -214,6 +214,12 @@ def start(store: Store, run_id: str) -> bool:
     return bool(claimed.rowcount)  # type: ignore[attr-defined]
 
 
+def set_agent_version(store: Store, run_id: str, version: int | None) -> None:
+    """Record which version of a configured agent the run's cases run on."""
+    with store.write() as session:
+        session.execute(update(EvalRun).where(EvalRun.id == run_id).values(agent_version=version))
+
+
 def request_stop(store: Store, run_id: str) -> EvalRun:
     """Ask the run to stop: a queued run is cancelled at once, a running one stops before its next case."""
     run = get_run(store, run_id)

@@ -69,6 +69,8 @@ class EvalRun(Base):
     """The model the cases ran on; None: the agent's own (or the preset's)."""
     preset: Mapped[str | None] = mapped_column(String(100))
     """The registry preset the cases ran with (its model and settings); None: no preset."""
+    agent_version: Mapped[int | None] = mapped_column(Integer)
+    """A configured agent's version when the run started; None for a code agent."""
     label: Mapped[str | None] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16))
     concurrency: Mapped[int] = mapped_column(Integer)

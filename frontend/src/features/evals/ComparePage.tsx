@@ -23,7 +23,8 @@ function Side({ run, which }: { run: Run; which: string }) {
       </Link>
       <p className="font-mono text-xs text-muted-foreground">
         {run.agent}
-        {run.model ? ` · ${run.model}` : ''} · {run.dataset} v{run.dataset_version}
+        {run.agent_version ? ` v${run.agent_version}` : ''}
+        {run.preset ? ` · preset ${run.preset}` : run.model ? ` · ${run.model}` : ''} · {run.dataset} v{run.dataset_version}
       </p>
       <p className="mt-1 font-mono text-xs">
         {passRate(run)} passed · {formatMoney(run.cost)} · {run.duration_ms} ms

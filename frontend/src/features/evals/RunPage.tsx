@@ -128,6 +128,7 @@ export function RunPage() {
               </Link>
               <span>
                 on <span className="font-mono">{data.agent}</span>
+                {data.agent_version ? ` version ${data.agent_version}` : ''}
                 {(data.model || data.preset) && (
                   <>
                     {' '}

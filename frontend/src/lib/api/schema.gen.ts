@@ -4633,6 +4633,11 @@ export interface components {
             dataset_version: number;
             /** Agent */
             agent: string;
+            /**
+             * Agent Version
+             * @description A configured agent's version when the run started; null for a code agent.
+             */
+            agent_version?: number | null;
             /** Model */
             model: string | null;
             /**
@@ -4747,6 +4752,11 @@ export interface components {
             dataset_version: number;
             /** Agent */
             agent: string;
+            /**
+             * Agent Version
+             * @description A configured agent's version when the run started; null for a code agent.
+             */
+            agent_version?: number | null;
             /** Model */
             model: string | null;
             /**
