@@ -109,6 +109,14 @@ beforeEach(() => {
       const query = new URLSearchParams(qs)
       const body = init?.body ? (JSON.parse(init.body as string) as Record<string, unknown>) : undefined
       calls.push({ method, path, body })
+      if (path === '/api/evals/evaluators')
+        return Response.json({
+          evaluators: [
+            { name: 'EqualsExpected', source: 'pydantic-evals', description: 'Equal to the expected output.', arguments: [], module: null, problem: null },
+            { name: 'Contains', source: 'pydantic-evals', description: 'Contains a value.', arguments: [{ name: 'value', type: 'Any', required: true, default: null }], module: null, problem: null },
+            { name: 'Python', source: 'pydantic-evals', description: '', arguments: [], module: null, problem: 'runs code' },
+          ],
+        })
       if (path === '/api/registry/presets') return Response.json({ presets: [{ key: 'careful', name: 'Careful', model: 'demo', temperature: 0.1 }] })
       if (path === '/api/agents') return Response.json({ agents: [{ slug: AGENT, name: 'support_agent', module: 'demo', attribute: 'a', model: null, stateless: false }], problems: [], targets: [] })
       if (path === `/api/agents/${AGENT}/models`)
@@ -252,6 +260,14 @@ describe('Save as test case', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Save case' }))
     expect(screen.getByRole('alert')).toHaveTextContent('Write the evaluators as a JSON list')
     expect(calls.filter((call) => call.method === 'POST')).toEqual([])
+  })
+
+  it('adds a known evaluator to the list, with its arguments to fill when it needs them', async () => {
+    renderDialog()
+    const known = await screen.findByLabelText('Known evaluators')
+    expect(within(known).queryByRole('button', { name: 'Python' })).toBeNull()
+    await userEvent.click(within(known).getByRole('button', { name: 'Contains' }))
+    expect(screen.getByRole('textbox', { name: 'Evaluators' })).toHaveValue('["EqualsExpected",{"Contains":{}}]')
   })
 
   it('saves the turn into a new dataset with the answer as the expected output', async () => {

@@ -11,7 +11,7 @@ import { box, Field } from '@/features/rules/Field'
 import { cn } from '@/lib/cn'
 import { invalidate } from '@/lib/resource'
 import { evalsApi, type CaseFromMessage, type Dataset } from './api'
-import { useDatasets } from './queries'
+import { useDatasets, useEvaluators } from './queries'
 
 const NEW = '\u0000new'
 type Expected = CaseFromMessage['expected']
@@ -39,6 +39,35 @@ export function parseEvaluators(text: string): unknown[] | string {
   }
 }
 
+/** The evaluators a case may name, each adding itself to the list when pressed. */
+function KnownEvaluators({ onPick }: { onPick: (name: string) => void }) {
+  const known = useEvaluators().data?.evaluators.filter((evaluator) => !evaluator.problem) ?? []
+  if (!known.length) return null
+  return (
+    <div className="flex flex-wrap items-center gap-1 text-xs text-muted-foreground" aria-label="Known evaluators">
+      Add:
+      {known.map((evaluator) => (
+        <button
+          key={evaluator.name}
+          type="button"
+          title={evaluator.description || undefined}
+          onClick={() => onPick(evaluator.name)}
+          className="cursor-pointer rounded border px-1 font-mono text-[11px] hover:bg-muted hover:text-foreground"
+        >
+          {evaluator.name}
+        </button>
+      ))}
+    </div>
+  )
+}
+
+/** `text` (a JSON list of evaluators) with `name` added, its arguments left for the user to fill. */
+export function withEvaluator(text: string, name: string, needsArguments: boolean): string {
+  const parsed = parseEvaluators(text)
+  const list = typeof parsed === 'string' ? [] : parsed
+  return JSON.stringify([...list, needsArguments ? { [name]: {} } : name])
+}
+
 function SaveCaseForm({ messageId, onDone }: { messageId: string; onDone: () => void }) {
   const datasets = useDatasets()
   const [target, setTarget] = useState('')
@@ -51,6 +80,8 @@ function SaveCaseForm({ messageId, onDone }: { messageId: string; onDone: () => 
   const [saving, setSaving] = useState(false)
   const [saved, setSaved] = useState<{ dataset: Dataset; name: string } | null>(null)
   const list = datasets.data?.datasets ?? []
+  const known = useEvaluators().data?.evaluators ?? []
+  const requiresArguments = (name: string) => known.find((evaluator) => evaluator.name === name)?.arguments.some((argument) => argument.required) ?? false
   const chosen = target || (list.length ? (list[0]?.key ?? NEW) : NEW)
 
   const submit = async (event: FormEvent) => {
@@ -141,6 +172,7 @@ function SaveCaseForm({ messageId, onDone }: { messageId: string; onDone: () => 
       <Field label="Evaluators" hint='pydantic-evals form, e.g. ["EqualsExpected", {"Contains": "refund"}, {"ToolCalled": "lookup_order"}]'>
         {(aria) => <textarea {...aria} value={evaluators} rows={3} onChange={(event) => setEvaluators(event.target.value)} className={cn(box, 'h-auto resize-y py-2 font-mono text-xs')} />}
       </Field>
+      <KnownEvaluators onPick={(name) => setEvaluators(withEvaluator(evaluators, name, requiresArguments(name)))} />
       {message && (
         <p role="alert" className="text-xs text-destructive">
           {message}

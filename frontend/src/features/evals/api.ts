@@ -16,12 +16,14 @@ export type CaseResult = Schemas['CaseResultOut']
 export type Comparison = Schemas['Comparison']
 export type CaseComparison = Schemas['CaseComparison']
 export type RunsRequest = Schemas['RunsIn']
+export type EvaluatorInfo = Schemas['EvaluatorOut']
 
 const dataset = (key: string) => `/api/evals/datasets/${encodeURIComponent(key)}`
 const run = (id: string) => `/api/evals/runs/${encodeURIComponent(id)}`
 
 export const evalsApi = {
   datasets: () => request<Schemas['DatasetList']>('/api/evals/datasets'),
+  evaluators: () => request<Schemas['EvaluatorList']>('/api/evals/evaluators'),
   dataset: (key: string) => request<Dataset>(dataset(key)),
   versions: (key: string) => request<Schemas['DatasetVersionList']>(`${dataset(key)}/versions`),
   create: (body: { key: string; name: string; description?: string | null }) => request<Dataset>('/api/evals/datasets', json('POST', body)),

@@ -6,6 +6,9 @@ import { ended, evalsApi } from './api'
 
 export const useDatasets = () => useResource('evals:datasets', evalsApi.datasets)
 
+/** The evaluators a case may name: pydantic-evals' own, Synapse's and the project's. */
+export const useEvaluators = () => useResource('evals:evaluators', evalsApi.evaluators)
+
 export const useDataset = (key: string) => useResource(`evals:dataset:${key}`, () => evalsApi.dataset(key))
 
 export const useVersions = (key: string) => useResource(`evals:versions:${key}`, () => evalsApi.versions(key))
