@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 
 from ._version import __version__
 from .cli_common import open_root
+from .mcp_server.cli import mcp_command
 from .plugins.defaults import default_manager
 from .plugins.manager import plugin_commands
 from .redaction import mask_password
@@ -327,6 +328,7 @@ def command_line(plugins: pluggy.PluginManager | None = None) -> typer.Typer:
     cli.command()(prune)
     cli.command()(clear)
     cli.command()(init)
+    cli.command('mcp')(mcp_command)
     plugin_commands(manager, cli)
     return cli
 

@@ -85,6 +85,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
             'tasks.jobs',
             'memory.jobs',
             'evals.execute',
+            'mcp_server',
+            'mcp_server.*',
         ),
     ),
     (

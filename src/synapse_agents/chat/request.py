@@ -25,7 +25,7 @@ from ..targets.target import TurnTarget
 from ..traces.sink import RunPlace
 from .attachments import Upload
 
-Origin = Literal['playground', 'app', 'task', 'workflow', 'eval']
+Origin = Literal['playground', 'app', 'task', 'workflow', 'eval', 'mcp']
 """Where a conversation was opened."""
 
 ORIGINS: tuple[str, ...] = get_args(Origin)

@@ -1,0 +1,1 @@
+"""Synapse as an MCP server: sandbox tools for a coding assistant (`synapse mcp`)."""
