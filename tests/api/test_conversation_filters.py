@@ -176,8 +176,8 @@ def test_forked_from_lists_the_forks_of_one_conversation(client: TestClient, sto
 @pytest.mark.parametrize(
     ('params', 'location', 'said'),
     [
-        ({'origin': 'elsewhere'}, 'query.origin.0', "'playground', 'app', 'task', 'workflow' or 'eval'"),
-        ({'origin[]': 'App'}, 'query.origin[].0', "'playground', 'app', 'task', 'workflow' or 'eval'"),
+        ({'origin': 'elsewhere'}, 'query.origin.0', "'playground', 'app', 'task', 'workflow', 'eval' or 'mcp'"),
+        ({'origin[]': 'App'}, 'query.origin[].0', "'playground', 'app', 'task', 'workflow', 'eval' or 'mcp'"),
         ({'tenant': ''}, 'query.tenant', 'the type (before the first colon) is empty'),
         ({'actor': ':42'}, 'query.actor', 'the type (before the first colon) is empty'),
         ({'subject': ':'}, 'query.subject', 'the type (before the first colon) is empty'),

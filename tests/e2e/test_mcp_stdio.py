@@ -55,10 +55,15 @@ async def refusal(session: ClientSession, tool: str, **arguments: Any) -> str:
     return text
 
 
-async def test_a_coding_assistant_builds_runs_inspects_and_cleans_up(isolated_env: Path, store: Store) -> None:
+async def test_a_coding_assistant_builds_runs_inspects_and_cleans_up(
+    isolated_env: Path, store: Store
+) -> None:
     with store.write() as session:
         session.add(AgentConfig(key='real', instructions='A real agent.'))
-    async with stdio_client(server(store, isolated_env)) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(server(store, isolated_env)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         assert {tool.name for tool in (await session.list_tools()).tools} == TOOLS
 
@@ -92,7 +97,9 @@ async def test_a_coding_assistant_builds_runs_inspects_and_cleans_up(isolated_en
 
         changed = await call(session, 'save_sandbox_agent', key='helper', instructions='You help briefly.')
         assert changed == {'agent': 'config:helper', 'version': 2, 'created': False}
-        assert 'sandbox agents only' in await refusal(session, 'save_sandbox_agent', key='real', instructions='x')
+        assert 'sandbox agents only' in await refusal(
+            session, 'save_sandbox_agent', key='real', instructions='x'
+        )
         assert 'unknown' in (await refusal(session, 'run_agent', agent='no.such-agent', message='hi')).lower()
         bad_preset = await refusal(session, 'save_sandbox_agent', key='other', preset_key='missing')
         assert 'missing' in bad_preset

@@ -17,6 +17,7 @@ const ORIGIN_HINT: Record<Origin, string> = {
   task: 'a background task',
   workflow: 'a workflow step',
   eval: 'an eval run',
+  mcp: 'a coding assistant, through synapse mcp',
 }
 
 const STATUS: [StatusFilter, string][] = [

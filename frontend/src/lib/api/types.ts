@@ -57,7 +57,7 @@ export type ConversationRow = Schemas['ConversationRow']
 export type ConversationsResponse = Schemas['ConversationPage']
 
 /** Where a conversation was started: the playground, or an app, task or workflow run. */
-export const ORIGINS = ['playground', 'app', 'task', 'workflow', 'eval'] as const
+export const ORIGINS = ['playground', 'app', 'task', 'workflow', 'eval', 'mcp'] as const
 export type Origin = (typeof ORIGINS)[number]
 
 /** One axis of a conversation's scope (its tenant, actor or subject), in the app's words. */

@@ -61,7 +61,7 @@ class ConversationRow(BaseModel):
     agent_name: str
     title: str
     status: Literal['success', 'error'] = Field(description='Whether the conversation has an error card.')
-    origin: str = Field(description='Where it was opened: playground, app, task, workflow or eval.')
+    origin: str = Field(description='Where it was opened: playground, app, task, workflow, eval or mcp.')
     tenant: ScopeRef | None
     actor: ScopeRef | None
     subject: ScopeRef | None
