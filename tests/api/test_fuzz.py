@@ -215,6 +215,7 @@ OPERATIONS = [
     ('POST', '/api/evals/datasets/{key}/cases'),
     ('POST', '/api/evals/datasets/{key}/cases/from-message'),
     ('GET', '/api/evals/datasets/{key}/export'),
+    ('GET', '/api/evals/evaluators'),
     ('POST', '/api/evals/runs'),
     ('POST', '/api/evals/runs/side-by-side'),
     ('GET', '/api/evals/runs'),
