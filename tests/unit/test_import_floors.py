@@ -64,6 +64,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ('area: tasks', ('tasks', 'tasks.*')),
     ('area: memory', ('memory', 'memory.*')),
     ('area: evals', ('evals', 'evals.*')),
+    ('area: workflows', ('workflows', 'workflows.*')),
     ('engine', ('chat', 'chat.*')),
     (
         'front doors',
@@ -85,6 +86,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
             'tasks.jobs',
             'memory.jobs',
             'evals.execute',
+            'workflows.execute',
+            'workflows.agents',
         ),
     ),
     (
