@@ -283,7 +283,7 @@ def resolve(value: Any, document: dict[str, Any], where: str) -> Any:
 
 def message_of(step: Step, document: dict[str, Any]) -> str:
     """The user message a step sends: its resolved `input_mapping` when it is `{"message": text}`,
-    else that mapping as JSON; with an empty mapping, the run's input (its text, or its `message`
+    else that mapping as JSON (keys sorted: PostgreSQL's JSONB keeps no key order); with an empty mapping, the run's input (its text, or its `message`
     when that is its only field, else it as JSON)."""
     value = resolve(step.input_mapping, document, f'steps.{step.name}.input_mapping')
     if not step.input_mapping:
@@ -292,7 +292,7 @@ def message_of(step: Step, document: dict[str, Any]) -> str:
             return value
     if isinstance(value, dict) and set(value) == {'message'} and isinstance(value['message'], str):
         return str(value['message'])
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
 def output_of(output: Any) -> Any:

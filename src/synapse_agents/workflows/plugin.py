@@ -50,13 +50,12 @@ def register_task_jobs() -> Mapping[str, TaskJob]:
 
 @hookimpl
 def register_jobs(runtime: Root) -> Sequence[Job]:
-    """On a root doing the background work: `workflows.reconcile`, which fails the runs whose task
-    ended without them (a worker that died, failed by the task sweep), as often as that sweep."""
+    """On every running root (like the heartbeat): `workflows.reconcile`, which fails the runs whose
+    task ended without them (a worker that died, failed by the task sweep), as often as that sweep
+    runs. A read query that finds nothing, most ticks."""
     from ..tasks.jobs import sweep_interval
     from .runs import reconcile
 
-    if not runtime.maintenance:
-        return []
     store = runtime.store
     return [
         Job(
