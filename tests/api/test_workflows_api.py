@@ -193,7 +193,7 @@ def test_a_running_run_can_be_failed_by_request(client: TestClient, store: Store
 
 
 def test_definitions_are_checked_naming_the_step_and_path(client: TestClient) -> None:
-    bad = {
+    bad: dict[str, Any] = {
         'steps': [
             {
                 'name': 'triage',
