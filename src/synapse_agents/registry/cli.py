@@ -221,7 +221,8 @@ def cleanup_sandbox_command(ctx: typer.Context) -> None:
         done = agents_store.cleanup_sandbox(runtime.store, [cleanup_sandbox])
     console.print(
         f'Removed {done.others.get("workflows", 0)} sandbox workflows (with their runs), '
-        f'{done.agents} sandbox agents and {done.presets} sandbox presets.'
+        f'{done.agents} sandbox agents and {done.presets} sandbox presets.',
+        soft_wrap=True,
     )
 
 
