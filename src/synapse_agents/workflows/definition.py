@@ -283,8 +283,9 @@ def resolve(value: Any, document: dict[str, Any], where: str) -> Any:
 
 def message_of(step: Step, document: dict[str, Any]) -> str:
     """The user message a step sends: its resolved `input_mapping` when it is `{"message": text}`,
-    else that mapping as JSON (keys sorted: PostgreSQL's JSONB keeps no key order); with an empty mapping, the run's input (its text, or its `message`
-    when that is its only field, else it as JSON)."""
+    else that mapping as JSON (keys sorted: PostgreSQL's JSONB keeps no key order); with an empty
+    mapping, the run's input (its text, or its `message` when that is its only field, else it as
+    JSON)."""
     value = resolve(step.input_mapping, document, f'steps.{step.name}.input_mapping')
     if not step.input_mapping:
         value = document.get('input')
