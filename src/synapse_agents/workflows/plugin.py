@@ -11,6 +11,8 @@ import typer
 from ..plugins.hookspecs import Job, Root, TaskJob, hookimpl
 from .cli import workflows_app
 
+RECONCILE_JOB = 'workflows.reconcile'
+
 if TYPE_CHECKING:
     from fastapi import APIRouter
     from sqlalchemy import Table
@@ -59,7 +61,7 @@ def register_jobs(runtime: Root) -> Sequence[Job]:
     store = runtime.store
     return [
         Job(
-            'workflows.reconcile',
+            RECONCILE_JOB,
             lambda: reconcile(store),
             sweep_interval(runtime.settings.task_stale_seconds),
         )
