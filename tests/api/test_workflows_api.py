@@ -309,3 +309,27 @@ def test_unknown_keys_and_runs_are_404(client: TestClient) -> None:
     assert client.post('/api/workflows/nope/run', json={'input': None}).status_code == 404
     assert client.get('/api/workflow-runs/0190a0a0-0000-7000-8000-000000000000').status_code == 404
     assert client.get('/api/workflow-runs/not-an-id').status_code in (404, 422)
+
+
+def test_a_step_may_run_a_configured_or_a_sandbox_agent(client: TestClient) -> None:
+    assert client.post('/api/registry/presets', json={'key': 'plain', 'model': 'demo'}).status_code == 201
+    made = client.post('/api/registry/agents', json={'key': 'helper', 'preset_key': 'plain'})
+    assert made.status_code == 201, made.text
+    trial = client.post(
+        '/api/registry/agents', json={'key': 'draft', 'preset_key': 'plain', 'is_sandbox': True}
+    )
+    assert trial.status_code == 201, trial.text
+    definition = {
+        'steps': [
+            {'name': 'configured', 'agent_name': 'helper', 'input_mapping': {'message': '$.input'}},
+            {'name': 'sandboxed', 'agent_name': 'config:draft', 'input_mapping': {'message': '$.input'}},
+        ]
+    }
+    create(client, 'registry', definition)
+    run = finished(client, client.post('/api/workflows/registry/run', json={'input': 'Hello'}).json()['id'])
+    assert run['status'] == 'completed', run['error']
+    agents = [
+        client.get(f'/api/conversations/{step["conversation_id"]}').json()['conversation']['agent_key']
+        for step in run['steps']
+    ]
+    assert agents == ['config:helper', 'config:draft']
