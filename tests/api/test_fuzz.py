@@ -238,6 +238,7 @@ OPERATIONS = [
     ('PATCH', '/api/workflows/{key}'),
     ('DELETE', '/api/workflows/{key}'),
     ('GET', '/api/workflows/{key}/versions'),
+    ('POST', '/api/workflows/{key}/validate'),
     ('POST', '/api/workflows/{key}/run'),
     ('GET', '/api/workflow-runs'),
     ('GET', '/api/workflow-runs/{run_id}'),

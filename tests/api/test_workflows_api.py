@@ -193,6 +193,8 @@ def test_a_running_run_can_be_failed_by_request(client: TestClient, store: Store
 
 
 def test_definitions_are_checked_naming_the_step_and_path(client: TestClient) -> None:
+    client.post('/api/registry/presets', json={'key': 'plain', 'model': 'demo'})
+    client.post('/api/registry/agents', json={'key': 'helper', 'preset_key': 'plain'})
     bad: dict[str, Any] = {
         'steps': [
             {
@@ -231,7 +233,13 @@ def test_definitions_are_checked_naming_the_step_and_path(client: TestClient) ->
     assert "'words' is read from a string" in fields['body.definition.outputs.deep']
     good = client.post('/api/workflows/validate', json={'definition': TRIAGE_THEN_SUMMARY})
     assert good.status_code == 200 and good.json() == {'valid': True, 'step_count': 2}
+    create(client, 'stored', {'steps': [{'name': 's', 'agent_name': 'config:helper'}]})
+    assert client.post('/api/workflows/stored/validate').json() == {'valid': True, 'step_count': 1}
     assert client.get('/api/workflows/bad').status_code == 404
+    assert client.delete('/api/registry/agents/helper').status_code == 200
+    gone = client.post('/api/workflows/stored/validate')
+    assert gone.status_code == 422, 'an agent removed since the workflow was saved'
+    assert gone.json()['error']['fields'][0]['location'] == 'body.definition.steps.0.agent_name'
 
 
 def test_every_change_is_a_new_version_and_every_version_stays(client: TestClient) -> None:

@@ -67,6 +67,7 @@ def test_list_show_validate_run_and_runs(store: Store, tmp_path: Path) -> None:
     )
     refused = invoke('workflows', 'validate', str(bad), '--demo')
     assert refused.exit_code == 1 and 'definition.steps.0.input_mapping.x' in refused.stderr
+    assert ok('workflows', 'validate', 'triage', '--demo').strip() == 'triage: valid, 2 steps.'
 
     detail = json.loads(
         ok('workflows', 'run', 'triage', '--input', '"Where is order A-1001?"', '--demo', '--json')

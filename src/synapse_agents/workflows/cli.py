@@ -148,18 +148,25 @@ def show_command(
 @workflows_app.command('validate')
 def validate_command(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help='A JSON file holding a definition.')],
+    target: Annotated[
+        str, typer.Argument(help="A JSON file holding a definition, or a stored workflow's key.")
+    ],
     demo: Annotated[bool, typer.Option(help='Know the offline demo agents too.')] = False,
 ) -> None:
-    """Check a definition file against the agents it names (exit 1, naming each step and path at fault)."""
+    """Check a definition file, or a stored workflow, against the agents as they are now (exit 1,
+    naming each step and path at fault)."""
     import anyio
 
+    from . import book
     from .agents import checked
 
-    raw = _read_json(None, file, str(file))
+    path = Path(target)
+    raw = _read_json(None, path, target) if path.is_file() else None
     with _opened(ctx, agents=True, demo=demo) as runtime:
+        if raw is None:
+            raw = book.read(runtime.store, target).definition
         definition = anyio.run(checked, runtime, raw)
-    typer.echo(f'{file}: valid, {len(definition.steps)} steps.')
+    typer.echo(f'{target}: valid, {len(definition.steps)} steps.')
 
 
 @workflows_app.command('run')

@@ -254,6 +254,17 @@ async def workflow_versions(key: Key, context: Context) -> WorkflowVersionList:
     return WorkflowVersionList(versions=[WorkflowVersionOut.of(row) for row in rows])
 
 
+@router.post('/api/workflows/{key}/validate', response_model=Validation)
+async def validate_workflow(
+    key: Key, context: Context, version: Annotated[int | None, Query(ge=1)] = None
+) -> Validation:
+    """Check a stored definition (the latest, or `version`) against the agents as they are now (a
+    422 naming each step and path at fault: an agent removed or changed since it was saved)."""
+    found = await run_in_threadpool(book.read, context.store, key, version)
+    definition = await checked(context, found.definition)
+    return Validation(valid=True, step_count=len(definition.steps))
+
+
 @router.post('/api/workflows/{key}/run', response_model=RunOut, status_code=202)
 async def run_workflow(key: Key, body: RunIn, context: Context) -> RunOut:
     """Start a run of the workflow's latest version on the task queue (poll
