@@ -228,7 +228,10 @@ def runs_command(
                 runtime.store, workflow_key=workflow, status=status, sandbox='include', limit=limit
             )
     if run_id is not None:
-        echo_json(detail.model_dump(mode='json')) if as_json else _print_run(detail)
+        if as_json:
+            echo_json(detail.model_dump(mode='json'))
+        else:
+            _print_run(detail)
         return
     if as_json:
         echo_json([RunOut.of(r).model_dump(mode='json') for r in rows])
