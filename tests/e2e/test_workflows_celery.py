@@ -144,6 +144,7 @@ def test_a_killed_worker_fails_its_run_through_the_sweep(database: str, isolated
             assert failed.error is not None and 'stopped heart-beating' in failed.error
             assert failed.error.startswith('The run stopped when its task ended (failed)')
             assert failed.current_step_index == 0
+            assert failed.failed_step == 'nap' and runs.steps(store, run.id)[0].status == 'failed'
         finally:
             code = scheduler.stop(signal.SIGTERM)
         assert code == 0, scheduler.describe()

@@ -115,4 +115,7 @@ def test_a_run_whose_worker_died_is_failed_after_the_sweep(store: Store) -> None
         'The run stopped when its task ended (failed)'
     )
     assert 'The worker host:1:celery stopped heart-beating' in failed.error
+    assert failed.failed_step == 's'
+    [step] = runs.steps(store, run.id)
+    assert (step.status, step.error, step.completed_at is not None) == ('failed', failed.error, True)
     assert runs.reconcile(store) == []

@@ -192,7 +192,8 @@ def finish(
 
 def reconcile(store: Store, run_id: str | None = None) -> list[str]:
     """Fail the running runs whose task has ended (a worker that died, failed by the task sweep, or
-    a task cancelled): each run's error says what its task said. The ids of the runs failed."""
+    a task cancelled): each run's error says what its task said, and the step it was running fails
+    with it (named as the run's failed step). The ids of the runs failed."""
     query = (
         select(WorkflowRun.id, AgentTask.status, AgentTask.error)
         .join(AgentTask, AgentTask.id == WorkflowRun.task_id)
@@ -204,8 +205,11 @@ def reconcile(store: Store, run_id: str | None = None) -> list[str]:
         ended = list(session.execute(query).all())
     failed: list[str] = []
     for found, task_status, task_error in ended:
-        said = task_error or f'its task ended {task_status}'
-        run = finish(store, found, error=f'The run stopped when its task ended ({task_status}): {said}')
-        if run.status == 'failed':
+        said = f'The run stopped when its task ended ({task_status}): {task_error or "no error given"}'
+        in_flight = [step for step in steps(store, found) if step.status == 'running']
+        run = finish(store, found, error=said, failed_step=in_flight[-1].name if in_flight else None)
+        if run.status == 'failed' and run.error == said:
+            for step in in_flight:  # the step its worker was running when it stopped
+                step_ended(store, step.id, status='failed', error=said)
             failed.append(found)
     return failed
