@@ -218,7 +218,7 @@ def runs_command(
 ) -> None:
     """List workflow runs, newest first (or show one with its steps)."""
     from . import runs
-    from .run_routes import RunOut
+    from .run_routes import WorkflowRunOut
 
     with _opened(ctx) as runtime:
         if run_id is not None:
@@ -234,7 +234,7 @@ def runs_command(
             _print_run(detail)
         return
     if as_json:
-        echo_json([RunOut.of(r).model_dump(mode='json') for r in rows])
+        echo_json([WorkflowRunOut.of(r).model_dump(mode='json') for r in rows])
         return
     cells = [
         (

@@ -21,7 +21,7 @@ from ..wire_types import Timestamp
 from . import book, runs
 from .agents import checked
 from .execute import queue_run
-from .run_routes import RunOut
+from .run_routes import WorkflowRunOut
 from .tables import Workflow, WorkflowRun, WorkflowVersion
 
 router = APIRouter(tags=['workflows'])
@@ -73,7 +73,7 @@ class WorkflowPatch(BaseModel):
     definition: dict[str, Any] | None = None
 
 
-class DefinitionIn(BaseModel):
+class WorkflowDefinitionIn(BaseModel):
     """A definition to check without saving it."""
 
     model_config = ConfigDict(extra='forbid')
@@ -81,7 +81,7 @@ class DefinitionIn(BaseModel):
     definition: dict[str, Any] = Field(examples=[EXAMPLE])
 
 
-class RunIn(BaseModel):
+class WorkflowRunIn(BaseModel):
     """A run's input: `$.input` of the definition's paths."""
 
     model_config = ConfigDict(extra='forbid')
@@ -176,7 +176,7 @@ class WorkflowDeleted(BaseModel):
     runs_kept: int = Field(description='Runs of it that stay, their link to it set to null.')
 
 
-class Validation(BaseModel):
+class WorkflowValidation(BaseModel):
     valid: bool
     step_count: int
 
@@ -207,11 +207,11 @@ async def create_workflow(body: WorkflowIn, context: Context) -> WorkflowOut:
     return WorkflowOut.of(created)
 
 
-@router.post('/api/workflows/validate', response_model=Validation)
-async def validate_definition(body: DefinitionIn, context: Context) -> Validation:
+@router.post('/api/workflows/validate', response_model=WorkflowValidation)
+async def validate_definition(body: WorkflowDefinitionIn, context: Context) -> WorkflowValidation:
     """Check a definition as saving it would (422 naming each step and path at fault)."""
     definition = await checked(context, body.definition)
-    return Validation(valid=True, step_count=len(definition.steps))
+    return WorkflowValidation(valid=True, step_count=len(definition.steps))
 
 
 @router.get('/api/workflows/{key}', response_model=WorkflowOut)
@@ -254,19 +254,19 @@ async def workflow_versions(key: Key, context: Context) -> WorkflowVersionList:
     return WorkflowVersionList(versions=[WorkflowVersionOut.of(row) for row in rows])
 
 
-@router.post('/api/workflows/{key}/validate', response_model=Validation)
+@router.post('/api/workflows/{key}/validate', response_model=WorkflowValidation)
 async def validate_workflow(
     key: Key, context: Context, version: Annotated[int | None, Query(ge=1)] = None
-) -> Validation:
+) -> WorkflowValidation:
     """Check a stored definition (the latest, or `version`) against the agents as they are now (a
     422 naming each step and path at fault: an agent removed or changed since it was saved)."""
     found = await run_in_threadpool(book.read, context.store, key, version)
     definition = await checked(context, found.definition)
-    return Validation(valid=True, step_count=len(definition.steps))
+    return WorkflowValidation(valid=True, step_count=len(definition.steps))
 
 
-@router.post('/api/workflows/{key}/run', response_model=RunOut, status_code=202)
-async def run_workflow(key: Key, body: RunIn, context: Context) -> RunOut:
+@router.post('/api/workflows/{key}/run', response_model=WorkflowRunOut, status_code=202)
+async def run_workflow(key: Key, body: WorkflowRunIn, context: Context) -> WorkflowRunOut:
     """Start a run of the workflow's latest version on the task queue (poll
     `GET /api/workflow-runs/{id}`); its agents are checked again first (422)."""
     found = await run_in_threadpool(book.read, context.store, key)
@@ -277,4 +277,4 @@ async def run_workflow(key: Key, body: RunIn, context: Context) -> RunOut:
         queue_run(context, run.id)
         return runs.get_run(context.store, run.id)
 
-    return RunOut.of(await run_in_threadpool(queued))
+    return WorkflowRunOut.of(await run_in_threadpool(queued))

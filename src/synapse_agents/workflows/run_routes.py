@@ -30,7 +30,7 @@ Status = Literal['running', 'completed', 'failed']
 assert set(RUN_STATUSES) == {'running', 'completed', 'failed'}
 
 
-class RunOut(BaseModel):
+class WorkflowRunOut(BaseModel):
     id: str
     workflow: str = Field(description="The workflow's key (kept when the workflow is deleted).")
     workflow_version: int
@@ -51,7 +51,7 @@ class RunOut(BaseModel):
     completed_at: Timestamp | None
 
     @classmethod
-    def of(cls, run: WorkflowRun) -> RunOut:
+    def of(cls, run: WorkflowRun) -> WorkflowRunOut:
         return cls(
             id=run.id,
             workflow=run.workflow_key,
@@ -74,7 +74,7 @@ class RunOut(BaseModel):
         )
 
 
-class StepOut(BaseModel):
+class WorkflowStepOut(BaseModel):
     position: int
     name: str
     agent: str
@@ -91,7 +91,7 @@ class StepOut(BaseModel):
     completed_at: Timestamp | None
 
     @classmethod
-    def of(cls, row: WorkflowRunStep) -> StepOut:
+    def of(cls, row: WorkflowRunStep) -> WorkflowStepOut:
         return cls(
             position=row.position,
             name=row.name,
@@ -110,15 +110,15 @@ class StepOut(BaseModel):
         )
 
 
-class RunDetail(RunOut):
-    steps: list[StepOut]
+class WorkflowRunDetail(WorkflowRunOut):
+    steps: list[WorkflowStepOut]
 
 
-class RunList(BaseModel):
-    runs: list[RunOut]
+class WorkflowRunList(BaseModel):
+    runs: list[WorkflowRunOut]
 
 
-class RunPatch(BaseModel):
+class WorkflowRunPatch(BaseModel):
     """A change to a running run: `status: failed` stops it before its next step."""
 
     model_config = ConfigDict(extra='forbid')
@@ -127,41 +127,41 @@ class RunPatch(BaseModel):
     error: str | None = Field(None, max_length=4000, pattern=r'^[^\x00]*$')
 
 
-@router.get('/api/workflow-runs', response_model=RunList)
+@router.get('/api/workflow-runs', response_model=WorkflowRunList)
 async def list_runs(
     context: Context,
     workflow: Annotated[str | None, Query(max_length=100)] = None,
     status: Annotated[Status | None, Query()] = None,
     sandbox: Annotated[Literal['exclude', 'include', 'only'], Query()] = 'exclude',
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-) -> RunList:
+) -> WorkflowRunList:
     """Runs, newest first; by workflow key and status (sandbox runs left out unless asked for)."""
     rows = await run_in_threadpool(
         lambda: runs.listed(context.store, workflow_key=workflow, status=status, sandbox=sandbox, limit=limit)
     )
-    return RunList(runs=[RunOut.of(row) for row in rows])
+    return WorkflowRunList(runs=[WorkflowRunOut.of(row) for row in rows])
 
 
-def _detail(context: SynapseContext, run_id: str) -> RunDetail:
+def _detail(context: SynapseContext, run_id: str) -> WorkflowRunDetail:
     run = runs.get_run(context.store, run_id)
     if run.status == 'running' and run.task_id is not None and runs.reconcile(context.store, run_id):
         run = runs.get_run(context.store, run_id)
-    steps = [StepOut.of(row) for row in runs.steps(context.store, run_id)]
-    return RunDetail(**RunOut.of(run).model_dump(), steps=steps)
+    steps = [WorkflowStepOut.of(row) for row in runs.steps(context.store, run_id)]
+    return WorkflowRunDetail(**WorkflowRunOut.of(run).model_dump(), steps=steps)
 
 
-@router.get('/api/workflow-runs/{run_id}', response_model=RunDetail)
-async def get_run(run_id: RunId, context: Context) -> RunDetail:
+@router.get('/api/workflow-runs/{run_id}', response_model=WorkflowRunDetail)
+async def get_run(run_id: RunId, context: Context) -> WorkflowRunDetail:
     """The run with its steps in order, each naming its conversation."""
     return await run_in_threadpool(_detail, context, run_id)
 
 
-@router.patch('/api/workflow-runs/{run_id}', response_model=RunDetail, responses=error_responses(409))
-async def change_run(run_id: RunId, body: RunPatch, context: Context) -> RunDetail:
+@router.patch('/api/workflow-runs/{run_id}', response_model=WorkflowRunDetail, responses=error_responses(409))
+async def change_run(run_id: RunId, body: WorkflowRunPatch, context: Context) -> WorkflowRunDetail:
     """Change a running run: `{"status": "failed", "error": "..."}` fails it (it stops before its
     next step). A finished run is immutable: 409."""
 
-    def changed() -> RunDetail:
+    def changed() -> WorkflowRunDetail:
         run = runs.get_run(context.store, run_id)
         values: dict[str, Any] = {}
         if body.status == 'failed':
