@@ -193,6 +193,32 @@ class EvalConflict(SynapseError, RuntimeError):
     """The dataset changed since the version the change was made on, or its key is taken."""
 
 
+class WorkflowNotFound(SynapseError, LookupError):
+    """No workflow with that key (or no such version of it)."""
+
+
+class WorkflowRunNotFound(SynapseError, LookupError):
+    """No workflow run with that id."""
+
+
+class WorkflowInvalid(SynapseError, ValueError):
+    """A workflow definition, or a run's input, that cannot be accepted; `fields` names each problem
+    by its location (`body.definition.steps.1.input_mapping.text`) and says what is wrong."""
+
+    def __init__(self, problems: list[tuple[str, str]], *, where: str = 'body') -> None:
+        first, problem = problems[0]
+        super().__init__(
+            f'{first}: {problem}' + (f' (and {len(problems) - 1} more)' if len(problems) > 1 else '')
+        )
+        self.problems = problems
+        self.fields = [{'location': f'{where}.{field}', 'message': text} for field, text in problems]
+
+
+class WorkflowConflict(SynapseError, RuntimeError):
+    """A workflow key already taken, a change made on a stale version, or a change asked of a run
+    that has finished (a finished run is immutable)."""
+
+
 class MemoryUnavailable(SynapseError, RuntimeError):
     """`Memory()` in a run that is neither Synapse's nor given a store: its memories cannot be read."""
 

@@ -141,6 +141,16 @@ def config(ids: dict[str, list[Any]]) -> SchemathesisConfig:
                     },
                 },
                 {
+                    # A workflow definition is checked against the agents it names and their output
+                    # schemas (a 422 naming the step and path), which no schema can state; a run of
+                    # a finished workflow run cannot change (409).
+                    'include-path-regex': '^/api/(workflows|workflow-runs)',
+                    'include-method-regex': '^(POST|PATCH)$',
+                    'checks': {
+                        'positive_data_acceptance': {'expected-statuses': [200, 201, 202, 404, 409, 422]}
+                    },
+                },
+                {
                     # A valid-looking chat request can still be a 422 for reasons no schema can state:
                     # `model` must be one of *this agent's* models, and a message needs text or a file.
                     # (One `include-name`: an include-path and an include-method would match either.)
@@ -222,6 +232,18 @@ OPERATIONS = [
     ('GET', '/api/evals/runs/compare'),
     ('GET', '/api/evals/runs/{run_id}'),
     ('POST', '/api/evals/runs/{run_id}/stop'),
+    ('GET', '/api/workflows'),
+    ('POST', '/api/workflows'),
+    ('POST', '/api/workflows/validate'),
+    ('GET', '/api/workflows/{key}'),
+    ('PATCH', '/api/workflows/{key}'),
+    ('DELETE', '/api/workflows/{key}'),
+    ('GET', '/api/workflows/{key}/versions'),
+    ('POST', '/api/workflows/{key}/validate'),
+    ('POST', '/api/workflows/{key}/run'),
+    ('GET', '/api/workflow-runs'),
+    ('GET', '/api/workflow-runs/{run_id}'),
+    ('PATCH', '/api/workflow-runs/{run_id}'),
 ]
 
 

@@ -356,9 +356,11 @@ def test_sandbox_cleanup(client: TestClient, store: Store) -> None:
     client.patch('/api/registry/agents/draft', json={'instructions': 'v2'})
     client.post('/api/registry/agents', json={'key': 'live', 'preset_key': 'kept-trial'})
     done = client.post('/api/registry/sandbox/cleanup')
-    assert done.status_code == 200 and done.json() == {'deleted': {'agents': 1, 'presets': 1}}
+    assert done.status_code == 200 and done.json() == {'deleted': {'agents': 1, 'presets': 1, 'workflows': 0}}
     assert client.get('/api/registry/agents/draft').status_code == 404
     assert read.agent_version(store, 'draft', 1) is None, 'its versions went with it'
     remaining = [p.key for p in read.listing(store, Preset, sandbox='include')]
     assert remaining == ['kept-trial', 'real'], 'a sandbox preset a kept agent uses stays'
-    assert client.post('/api/registry/sandbox/cleanup').json() == {'deleted': {'agents': 0, 'presets': 0}}
+    assert client.post('/api/registry/sandbox/cleanup').json() == {
+        'deleted': {'agents': 0, 'presets': 0, 'workflows': 0}
+    }

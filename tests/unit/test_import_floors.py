@@ -64,6 +64,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ('area: tasks', ('tasks', 'tasks.*')),
     ('area: memory', ('memory', 'memory.*')),
     ('area: evals', ('evals', 'evals.*')),
+    ('area: workflows', ('workflows', 'workflows.*')),
     ('engine', ('chat', 'chat.*')),
     (
         'front doors',
@@ -87,6 +88,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
             'evals.execute',
             'mcp_server',
             'mcp_server.*',
+            'workflows.execute',
+            'workflows.agents',
         ),
     ),
     (

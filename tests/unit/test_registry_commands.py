@@ -214,7 +214,9 @@ def test_cleanup_sandbox(on_store: Store) -> None:
     invoke('registry', 'add', 'presets', '-', input='{key: trial, model: demo, is_sandbox: true}')
     invoke('registry', 'add', 'agents', '-', input='{key: draft, preset_key: trial, is_sandbox: true}')
     code, out, _ = invoke('registry', 'cleanup-sandbox')
-    assert code == 0 and out.strip() == 'Removed 1 sandbox agents and 1 sandbox presets.'
+    assert code == 0 and out.strip() == (
+        'Removed 0 sandbox workflows (with their runs), 1 sandbox agents and 1 sandbox presets.'
+    )
     assert json.loads(invoke('registry', 'list', 'presets', '--sandbox', 'include', '--json')[1]) == {
         'presets': []
     }

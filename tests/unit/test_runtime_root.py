@@ -23,6 +23,7 @@ from synapse_agents.settings import LoadedSettings, load_settings
 from synapse_agents.store import Store
 from synapse_agents.store.instances import HEARTBEAT_INTERVAL_S
 from synapse_agents.web.mount import mount
+from synapse_agents.workflows.plugin import RECONCILE_JOB
 
 # -- the job runner -----------------------------------------------------------------------
 
@@ -155,7 +156,7 @@ def test_the_root_sweeps_turns_left_in_flight_when_it_starts(settings: LoadedSet
 
     async def main() -> None:
         async with runtime.running():
-            assert [job.name for job in runtime.jobs.jobs] == [SWEEP_JOB, HEARTBEAT_JOB]
+            assert [job.name for job in runtime.jobs.jobs] == [SWEEP_JOB, HEARTBEAT_JOB, RECONCILE_JOB]
             assert runtime.jobs.jobs[1].interval_s == HEARTBEAT_INTERVAL_S
 
     anyio.run(main)
@@ -188,7 +189,7 @@ def test_maintenance_adds_the_daily_auto_prune(settings: LoadedSettings, store: 
         async with runtime.running():
             return [job.name for job in runtime.jobs.jobs]
 
-    assert anyio.run(names) == [SWEEP_JOB, HEARTBEAT_JOB]
+    assert anyio.run(names) == [SWEEP_JOB, HEARTBEAT_JOB, RECONCILE_JOB]
 
 
 def test_the_chat_service_is_made_once_and_closed_by_stop(settings: LoadedSettings, store: Store) -> None:
@@ -218,7 +219,7 @@ def test_the_root_runs_a_plugins_job(settings: LoadedSettings, store: Store) -> 
     anyio.run(runtime.start)
     anyio.run(runtime.stop)
     assert plugin.seen == [runtime]
-    assert runtime.jobs.runs == {SWEEP_JOB: 1, 'plugin-job': 1}
+    assert runtime.jobs.runs == {SWEEP_JOB: 1, RECONCILE_JOB: 1, 'plugin-job': 1}
 
 
 def test_mount_runs_no_maintenance_unless_asked() -> None:

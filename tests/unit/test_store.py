@@ -23,6 +23,7 @@ from synapse_agents.store.migrate import VERSION_TABLE, downgrade
 from synapse_agents.store.schema import Base
 from synapse_agents.store.search_index import include_name
 from synapse_agents.store.setup import open_store
+from synapse_agents.workflows import tables as _workflow_tables  # noqa: F401  (not loaded by the others)
 
 
 def test_migrations_up_down_up(store: Store) -> None:

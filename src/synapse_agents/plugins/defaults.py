@@ -24,6 +24,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     'synapse_agents.compression.plugin',
     'synapse_agents.memory.plugin',
     'synapse_agents.evals.plugin',
+    'synapse_agents.workflows.plugin',
 )
 """Named, not imported: a plugin module opens roots of its own (the task worker's), so the list that
 the root is built on cannot import them without closing a circle; the manager imports each by name."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ..web.errors import error_responses
+from ..workflows import book as workflows_book
 from . import agents_store, presets_store, tones_store
 from .entry_routes import EntryRoutes, add_entry_routes
 from .responses import (
@@ -107,6 +108,11 @@ async def agent_versions(key: KeyPath, context: Context) -> AgentVersionList:
 
 @router.post('/api/registry/sandbox/cleanup', response_model=SandboxCleanup)
 async def cleanup_sandbox(context: Context) -> SandboxCleanup:
-    """Remove every sandbox agent and every sandbox preset no other agent uses."""
-    done = await call(agents_store.cleanup_sandbox, context.store)
-    return SandboxCleanup(deleted=SandboxCounts(agents=done.agents, presets=done.presets))
+    """Remove every sandbox workflow (its runs first), every sandbox agent and every sandbox preset no
+    other agent uses, in one transaction."""
+    done = await call(agents_store.cleanup_sandbox, context.store, [workflows_book.cleanup_sandbox])
+    return SandboxCleanup(
+        deleted=SandboxCounts(
+            agents=done.agents, presets=done.presets, workflows=done.others.get('workflows', 0)
+        )
+    )

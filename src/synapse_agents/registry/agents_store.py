@@ -8,8 +8,8 @@ version. Blocking: call from a thread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema.exceptions import SchemaError
@@ -183,14 +183,22 @@ class Cleanup:
 
     agents: int
     presets: int
+    others: dict[str, int] = field(default_factory=dict)
+    """What each `also` cleanup removed, by the name it gave (`workflows`)."""
 
 
-def cleanup_sandbox(store: Store) -> Cleanup:
-    """Remove every sandbox agent (with its versions) and every sandbox preset no other agent uses.
+SandboxSweep = Callable[[Session], tuple[str, int]]
+"""A higher area's sandbox cleanup, run in the same transaction: what it removed, by name."""
+
+
+def cleanup_sandbox(store: Store, also: Sequence[SandboxSweep] = ()) -> Cleanup:
+    """Remove every sandbox agent (with its versions) and every sandbox preset no other agent uses,
+    after the cleanups of `also` (sandbox workflows and their runs: they name agents, so they go first).
 
     One transaction. A sandbox preset a kept (non-sandbox) agent still names is kept.
     """
     with store.write() as session:
+        others = dict(sweep(session) for sweep in also)
         agents = list(session.scalars(select(AgentConfig.key).where(AgentConfig.is_sandbox.is_(True))))
         if agents:
             session.execute(sql_delete(AgentConfigVersion).where(AgentConfigVersion.agent_key.in_(agents)))
@@ -201,4 +209,4 @@ def cleanup_sandbox(store: Store) -> Cleanup:
         )
         if presets:
             session.execute(sql_delete(Preset).where(Preset.key.in_(presets)))
-    return Cleanup(agents=len(agents), presets=len(presets))
+    return Cleanup(agents=len(agents), presets=len(presets), others=others)

@@ -212,12 +212,18 @@ def rotate_key_command(ctx: typer.Context) -> None:
 
 @registry_app.command('cleanup-sandbox')
 def cleanup_sandbox_command(ctx: typer.Context) -> None:
-    """Remove every sandbox agent and every sandbox preset no other agent uses."""
+    """Remove every sandbox workflow (its runs first), every sandbox agent and every sandbox preset
+    no other agent uses."""
+    from ..workflows.book import cleanup_sandbox
     from . import agents_store
 
     with opened(ctx) as runtime:
-        done = agents_store.cleanup_sandbox(runtime.store)
-    console.print(f'Removed {done.agents} sandbox agents and {done.presets} sandbox presets.')
+        done = agents_store.cleanup_sandbox(runtime.store, [cleanup_sandbox])
+    console.print(
+        f'Removed {done.others.get("workflows", 0)} sandbox workflows (with their runs), '
+        f'{done.agents} sandbox agents and {done.presets} sandbox presets.',
+        soft_wrap=True,
+    )
 
 
 def stored_overrides(loaded: LoadedSettings) -> dict[str, Any]:

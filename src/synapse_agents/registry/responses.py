@@ -302,6 +302,8 @@ class RegistrySettingList(BaseModel):
 class SandboxCounts(BaseModel):
     agents: int
     presets: int
+    workflows: int
+    """Sandbox workflows removed (their runs went first)."""
 
 
 class SandboxCleanup(BaseModel):

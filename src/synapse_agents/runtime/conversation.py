@@ -54,6 +54,7 @@ from ..errors import ConversationNotFound, TurnNotStored
 from ..events import Notice, ToolTimed, TurnFinished
 from ..scope import Scope
 from ..targets.target import TurnTarget, model_id_of
+from ..traces.sink import RunPlace
 
 Attachment = Path | str | BinaryContent | tuple[str, bytes] | tuple[str, bytes, str]
 """A file to send: a path, pydantic-ai `BinaryContent`, or `(name, bytes[, media type])`."""
@@ -72,6 +73,14 @@ class TurnSettings:
     preset: str | None = None
     """A registry preset key named on the ledger rows (its spending limits apply); it does not
     choose the model or the settings by itself: `model` and `model_settings` do."""
+    module: str = 'chat'
+    """The ledger module of the turns' model requests (`workflow` for a workflow step)."""
+    parent_run_id: str | None = None
+    """The run that started these turns (a workflow run's id for its steps)."""
+    trace_parent: RunPlace | None = None
+    """Where that run sits in its trace tree (a workflow step hangs at depth 1 under its run)."""
+    workflow_run_id: str | None = None
+    """The workflow run these turns are steps of."""
 
 
 @dataclass(frozen=True)
@@ -228,6 +237,10 @@ class AppConversation:
                 usage_limits=self._settings.usage_limits,
                 capabilities=self._settings.capabilities,
                 decisions=decisions,
+                module=self._settings.module,
+                parent_run_id=self._settings.parent_run_id,
+                trace_parent=self._settings.trace_parent,
+                workflow_run_id=self._settings.workflow_run_id,
             )
             prepared = await self._engine.prepare(request)  # or a domain error: `TURN_REFUSALS`
             if isinstance(self._settings.model, Model):

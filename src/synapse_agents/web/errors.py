@@ -64,6 +64,10 @@ from ..errors import (
     TurnInvalid,
     UnknownAgent,
     VectorStoreUnavailable,
+    WorkflowConflict,
+    WorkflowInvalid,
+    WorkflowNotFound,
+    WorkflowRunNotFound,
     WrongAgent,
 )
 from ..store.ids import is_valid_id, shown_id
@@ -163,6 +167,10 @@ _DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
     (EvalPresetNotFound, 404, None),
     (EvalConflict, 409, 'conflict'),
     (RuleInvalid, 422, None),  # MemoryInvalid and EvalInvalid too
+    (WorkflowNotFound, 404, None),
+    (WorkflowRunNotFound, 404, None),
+    (WorkflowConflict, 409, 'conflict'),
+    (WorkflowInvalid, 422, None),
     (VectorStoreUnavailable, 503, 'vector_store_unavailable'),
 )
 
