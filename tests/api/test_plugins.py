@@ -147,6 +147,7 @@ def test_extensions_lists_the_plugins_and_the_dashboard_areas(with_notes: Synaps
         {'name': 'rules', 'path': '/rules', 'label': 'Rules'},
         {'name': 'memory', 'path': '/memory', 'label': 'Memory'},
         {'name': 'evals', 'path': '/evals', 'label': 'Evals'},
+        {'name': 'workflows', 'path': '/workflows', 'label': 'Workflows'},
         {'name': 'notes', 'path': '/notes', 'label': 'Notes'},
     ]
 
@@ -167,6 +168,7 @@ def test_without_plugins_extensions_lists_only_the_built_in_areas(context: Synap
             {'name': 'rules', 'path': '/rules', 'label': 'Rules'},
             {'name': 'memory', 'path': '/memory', 'label': 'Memory'},
             {'name': 'evals', 'path': '/evals', 'label': 'Evals'},
+            {'name': 'workflows', 'path': '/workflows', 'label': 'Workflows'},
         ],
     }
 

@@ -29,6 +29,26 @@ TOOLS = {
     'run_agent',
     'inspect_conversation',
     'cleanup_sandbox',
+    'list_workflows',
+    'validate_workflow',
+    'save_sandbox_workflow',
+    'run_workflow',
+    'inspect_workflow_run',
+}
+
+FLOW = {
+    'version': 1,
+    'steps': [
+        {'name': 'first', 'agent_name': 'config:helper', 'input_mapping': {'message': '$.input.question'}},
+        {
+            'name': 'second',
+            'agent_name': 'synapse_agents.demo.agents.summariser',
+            # The demo model's answer lists the words that make it fail on purpose ("rate
+            # limit"): passed on, it would fail this step. The second step reads the input too.
+            'input_mapping': {'message': '$.input.question'},
+        },
+    ],
+    'outputs': {'first': '$.steps.first.output.answer', 'final': '$.steps.second.output.answer'},
 }
 
 
@@ -104,12 +124,27 @@ async def test_a_coding_assistant_builds_runs_inspects_and_cleans_up(
         bad_preset = await refusal(session, 'save_sandbox_agent', key='other', preset_key='missing')
         assert 'missing' in bad_preset
 
+        # A sandbox workflow over the sandbox agent and a demo agent: checked, saved, run, inspected.
+        broken = {**FLOW, 'outputs': {'final': '$.steps.third.output.answer'}}
+        said = await refusal(session, 'validate_workflow', definition=broken)
+        assert 'outputs.final' in said and 'third' in said, said
+        assert (await call(session, 'validate_workflow', definition=FLOW)) == {'valid': True, 'steps': 2}
+        flow = await call(session, 'save_sandbox_workflow', key='pipeline', definition=FLOW)
+        assert flow == {'workflow': 'pipeline', 'version': 1, 'created': True}
+        assert (await call(session, 'list_workflows'))['sandbox_workflows'][0]['key'] == 'pipeline'
+        done = await call(session, 'run_workflow', key='pipeline', input={'question': 'Where is A-1001?'})
+        assert done['status'] == 'completed', (done['error'], done['steps'])
+        assert [step['status'] for step in done['steps']] == ['completed', 'completed']
+        assert done['output']['final'] == done['steps'][1]['output']['answer']
+        again = await call(session, 'inspect_workflow_run', run_id=done['id'])
+        assert again['id'] == done['id'] and again['steps'][0]['conversation_id']
+
         cleaned = await call(session, 'cleanup_sandbox')
-        assert cleaned['deleted']['agents'] == 1 and cleaned['deleted']['presets'] == 1
+        assert cleaned['deleted'] == {'agents': 1, 'presets': 1, 'workflows': 1}
 
     with store.read() as db:
         assert db.scalars(select(AgentConfig.key)).all() == ['real']
         assert db.scalars(select(Preset.key)).all() == []
-        (origin,) = db.scalars(select(Conversation.origin)).all()
-        assert origin == 'mcp'
+        origins = sorted(db.scalars(select(Conversation.origin)).all())
+        assert origins == ['mcp', 'workflow', 'workflow'], origins
         assert db.scalar(select(LlmCall.id).where(LlmCall.conversation_id == ran['conversation_id']))

@@ -43,6 +43,7 @@ def test_each_built_in_area_is_registered_by_its_own_plugin() -> None:
         'rules': 'synapse_agents.rules.plugin',
         'memory': 'synapse_agents.memory.plugin',
         'evals': 'synapse_agents.evals.plugin',
+        'workflows': 'synapse_agents.workflows.plugin',
     }
     assert plugin_names(default_manager()) == plugin_names(plugin_manager((), entry_points=True))
 
@@ -78,6 +79,7 @@ def test_an_installed_plugin_comes_after_the_default_ones_even_when_it_asks_to_b
         'rules',
         'memory',
         'evals',
+        'workflows',
         'eager',
     ]
     assert [name for name, _ in _answers(manager, 'register_routes')][-1] == 'eager'

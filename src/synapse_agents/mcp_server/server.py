@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .._version import __version__
 from ..web.access import AccessMiddleware, AccessPolicy
 from .tools import SandboxTools
+from .workflow_tools import WorkflowTools
 
 if TYPE_CHECKING:
     from ..runtime.assembled import SynapseRuntime
@@ -27,14 +28,17 @@ if TYPE_CHECKING:
 INSTRUCTIONS = (
     'Synapse runs pydantic-ai agents and records every turn. Build agents and presets in its sandbox '
     '(save_sandbox_agent, save_sandbox_preset), run them (run_agent), read what happened '
-    '(inspect_conversation: messages, tool calls, tokens, cost, errors, trace), and remove the sandbox '
-    'when done (cleanup_sandbox). Real agents and presets are never changed by these tools.'
+    '(inspect_conversation: messages, tool calls, tokens, cost, errors, trace); build JSON workflows '
+    'of agent steps the same way (validate_workflow, save_sandbox_workflow, run_workflow, '
+    'inspect_workflow_run); remove the sandbox when done (cleanup_sandbox). Real agents, presets and '
+    'workflows are never changed by these tools.'
 )
 
 
 def synapse_mcp(runtime: SynapseRuntime) -> MCPServer[Any]:
     """The MCP server of `runtime` with its tools."""
     tools = SandboxTools(runtime)
+    flows = WorkflowTools(runtime)
     server: MCPServer[Any] = MCPServer('synapse', version=__version__, instructions=INSTRUCTIONS)
 
     @server.tool()
@@ -109,9 +113,41 @@ def synapse_mcp(runtime: SynapseRuntime) -> MCPServer[Any]:
         return await tools.inspect_conversation(conversation_id)
 
     @server.tool()
+    async def list_workflows() -> dict[str, Any]:
+        """The JSON workflows: the real ones and the sandbox ones, each with its key, name, version and
+        number of steps."""
+        return await flows.list_workflows()
+
+    @server.tool()
+    async def validate_workflow(definition: dict[str, Any]) -> dict[str, Any]:
+        """Check a workflow definition without saving it: `{"version": 1, "steps": [{"name",
+        "agent_name", "input_mapping": {"message": "$.input.message"}, "output_key"}], "outputs":
+        {"final": "$.steps.NAME.output.answer"}}`. A problem names the step and the path at fault."""
+        return await flows.validate(definition)
+
+    @server.tool()
+    async def save_sandbox_workflow(key: str, definition: dict[str, Any], name: str = '') -> dict[str, Any]:
+        """Create or change a sandbox workflow (checked first, as validate_workflow does); each change
+        is a new version. A key a real workflow holds is refused."""
+        return await flows.save_sandbox_workflow(key, definition, name)
+
+    @server.tool()
+    async def run_workflow(key: str, input: Any = None) -> dict[str, Any]:
+        """Run a workflow's latest version with `input` and wait for it to end: its status, output or
+        error (naming the failed step), tokens, cost, and each step with its conversation, trace,
+        message and output."""
+        return await flows.run(key, input)
+
+    @server.tool()
+    async def inspect_workflow_run(run_id: str) -> dict[str, Any]:
+        """A workflow run with its steps: status, input, output, error, tokens, cost, duration, and for
+        each step its agent, conversation, agent run (for its trace), message, output or error."""
+        return await flows.inspect_run(run_id)
+
+    @server.tool()
     async def cleanup_sandbox() -> dict[str, Any]:
-        """Remove every sandbox agent and every sandbox preset no real agent uses, in one transaction;
-        how many of each were removed."""
+        """Remove every sandbox workflow (with its runs), every sandbox agent and every sandbox preset no
+        real agent uses, in one transaction; how many of each were removed."""
         return await tools.cleanup_sandbox()
 
     return server

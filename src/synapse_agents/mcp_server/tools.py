@@ -11,7 +11,6 @@ receives as the tool's error.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
@@ -36,6 +35,7 @@ from ..store.ids import is_valid_id, shown_id
 from ..traces.edge import trimmed
 from ..traces.read import tree
 from ..web.routes.thread_schemas import Thread
+from ..workflows import book as workflows_book
 
 if TYPE_CHECKING:
     from ..runtime.assembled import SynapseRuntime
@@ -159,9 +159,12 @@ class SandboxTools:
         return {**shown, 'traces': traces}
 
     async def cleanup_sandbox(self) -> dict[str, Any]:
-        """Remove every sandbox entry (one transaction); how many of each."""
-        removed = await anyio.to_thread.run_sync(agents_store.cleanup_sandbox, self.runtime.store)
-        return {'deleted': asdict(removed)}
+        """Remove every sandbox workflow (its runs first), agent and preset, in one transaction; how
+        many of each."""
+        removed = await anyio.to_thread.run_sync(
+            agents_store.cleanup_sandbox, self.runtime.store, [workflows_book.cleanup_sandbox]
+        )
+        return {'deleted': {'agents': removed.agents, 'presets': removed.presets, **removed.others}}
 
 
 def _card(card: Any, *, configured: bool) -> dict[str, Any]:

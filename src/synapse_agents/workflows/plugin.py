@@ -1,5 +1,5 @@
 """Workflows as a plugin: its tables, `/api/workflows` and `/api/workflow-runs`, `synapse workflows`,
-the `workflows.run` task job and the `workflows.reconcile` job."""
+the Workflows area, the `workflows.run` task job and the `workflows.reconcile` job."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..plugins.hookspecs import Job, Root, TaskJob, hookimpl
+from ..plugins.hookspecs import DashboardArea, Job, Root, TaskJob, hookimpl
 from .cli import workflows_app
 
 RECONCILE_JOB = 'workflows.reconcile'
@@ -16,6 +16,12 @@ RECONCILE_JOB = 'workflows.reconcile'
 if TYPE_CHECKING:
     from fastapi import APIRouter
     from sqlalchemy import Table
+
+
+@hookimpl
+def register_dashboard_areas() -> Sequence[DashboardArea]:
+    """Workflows."""
+    return [DashboardArea(name='workflows', path='/workflows', label='Workflows')]
 
 
 @hookimpl
