@@ -26,6 +26,7 @@ const MemoryPage = lazy(() => import('@/features/memory/MemoryPage').catch(() =>
 const RulesPage = lazy(() => import('@/features/rules/RulesPage').catch(() => unavailable('The Rules page')))
 const TasksPage = lazy(() => import('@/features/tasks/TasksPage').catch(() => unavailable('The Tasks page')))
 const EvalsPage = lazy(() => import('@/features/evals/EvalsPage').catch(() => unavailable('The Evals page')))
+const WorkflowsPage = lazy(() => import('@/features/workflows/WorkflowsPage').catch(() => unavailable('The Workflows page')))
 const TracesPage = lazy(() => import('@/features/traces/TracesPage').catch(() => unavailable('The Traces page')))
 const TracePage = lazy(() => import('@/features/traces/TracePage').catch(() => unavailable('The trace')))
 
@@ -109,6 +110,14 @@ export function App() {
             element={
               <Suspense fallback={<Skeleton className="m-6 h-40" />}>
                 <EvalsPage />
+              </Suspense>
+            }
+          />
+          <Route
+            path="workflows/*"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <WorkflowsPage />
               </Suspense>
             }
           />

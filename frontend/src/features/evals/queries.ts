@@ -1,6 +1,6 @@
 // The Evals pages' reads, each under one cache key (`evals:`…, invalidated after a dataset or a run
 // changes). A run that has not ended is read again every second until it has.
-import { useEffect } from 'react'
+import { usePolling } from '@/lib/polling'
 import { useResource } from '@/lib/resource'
 import { ended, evalsApi } from './api'
 
@@ -30,11 +30,3 @@ export function useRun(id: string) {
 
 export const useComparison = (before: string, after: string) =>
   useResource(before && after ? `evals:compare:${before}:${after}` : null, () => evalsApi.compare(before, after))
-
-function usePolling(on: boolean, reload: () => void) {
-  useEffect(() => {
-    if (!on) return
-    const timer = window.setInterval(reload, 1000)
-    return () => window.clearInterval(timer)
-  }, [on, reload])
-}

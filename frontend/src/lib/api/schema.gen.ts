@@ -712,7 +712,8 @@ export interface paths {
         put?: never;
         /**
          * Cleanup Sandbox
-         * @description Remove every sandbox agent and every sandbox preset no other agent uses.
+         * @description Remove every sandbox workflow (its runs first), every sandbox agent and every sandbox preset no
+         *     other agent uses, in one transaction.
          */
         post: operations["cleanup_sandbox_api_registry_sandbox_cleanup_post"];
         delete?: never;
@@ -1659,6 +1660,185 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Workflows
+         * @description Every workflow by key (sandboxes left out unless `sandbox` asks for them).
+         */
+        get: operations["list_workflows_api_workflows_get"];
+        put?: never;
+        /**
+         * Create Workflow
+         * @description A new workflow at version 1 (a bad definition: 422 naming the step and path; key taken: 409).
+         */
+        post: operations["create_workflow_api_workflows_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate Definition
+         * @description Check a definition as saving it would (422 naming each step and path at fault).
+         */
+        post: operations["validate_definition_api_workflows_validate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Workflow
+         * @description The workflow now, or at `version` (a sandbox too).
+         */
+        get: operations["get_workflow_api_workflows__key__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Workflow
+         * @description Delete the workflow and its versions; its runs stay (their link set to null).
+         */
+        delete: operations["delete_workflow_api_workflows__key__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change Workflow
+         * @description The next version, with the fields given changed (a new definition is checked first).
+         */
+        patch: operations["change_workflow_api_workflows__key__patch"];
+        trace?: never;
+    };
+    "/api/workflows/{key}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Workflow Versions
+         * @description The workflow's versions, newest first.
+         */
+        get: operations["workflow_versions_api_workflows__key__versions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/{key}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate Workflow
+         * @description Check a stored definition (the latest, or `version`) against the agents as they are now (a
+         *     422 naming each step and path at fault: an agent removed or changed since it was saved).
+         */
+        post: operations["validate_workflow_api_workflows__key__validate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/{key}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run Workflow
+         * @description Start a run of the workflow's latest version on the task queue (poll
+         *     `GET /api/workflow-runs/{id}`); its agents are checked again first (422).
+         */
+        post: operations["run_workflow_api_workflows__key__run_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflow-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Runs
+         * @description Runs, newest first; by workflow key and status (sandbox runs left out unless asked for).
+         */
+        get: operations["list_runs_api_workflow_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflow-runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Run
+         * @description The run with its steps in order, each naming its conversation.
+         */
+        get: operations["get_run_api_workflow_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change Run
+         * @description Change a running run: `{"status": "failed", "error": "..."}` fails it (it stops before its
+         *     next step). A finished run is immutable: 409.
+         */
+        patch: operations["change_run_api_workflow_runs__run_id__patch"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2344,7 +2524,7 @@ export interface components {
             status: "success" | "error";
             /**
              * Origin
-             * @description Where it was opened: playground, app, task, workflow or eval.
+             * @description Where it was opened: playground, app, task, workflow, eval or mcp.
              */
             origin: string;
             tenant: components["schemas"]["ScopeRef"] | null;
@@ -2441,7 +2621,7 @@ export interface components {
             status: "success" | "error";
             /**
              * Origin
-             * @description Where it was opened: playground, app, task, workflow or eval.
+             * @description Where it was opened: playground, app, task, workflow, eval or mcp.
              */
             origin: string;
             tenant: components["schemas"]["ScopeRef"] | null;
@@ -4874,6 +5054,8 @@ export interface components {
             agents: number;
             /** Presets */
             presets: number;
+            /** Workflows */
+            workflows: number;
         };
         /**
          * SchedulePreview
@@ -5409,7 +5591,7 @@ export interface components {
             status: "success" | "error";
             /**
              * Origin
-             * @description Where it was opened: playground, app, task, workflow or eval.
+             * @description Where it was opened: playground, app, task, workflow, eval or mcp.
              */
             origin: string;
             tenant: components["schemas"]["ScopeRef"] | null;
@@ -5952,6 +6134,391 @@ export interface components {
             copied_from_id: string | null;
             /** Attachments */
             attachments: components["schemas"]["Attachment"][];
+        };
+        /**
+         * WorkflowDefinitionIn
+         * @description A definition to check without saving it.
+         */
+        WorkflowDefinitionIn: {
+            /**
+             * Definition
+             * @example {
+             *       "outputs": {
+             *         "final": "$.steps.step1.output.answer"
+             *       },
+             *       "steps": [
+             *         {
+             *           "agent_name": "summariser",
+             *           "input_mapping": {
+             *             "message": "$.input.text"
+             *           },
+             *           "name": "step1",
+             *           "output_key": "summary"
+             *         }
+             *       ],
+             *       "version": 1
+             *     }
+             */
+            definition: {
+                [key: string]: unknown;
+            };
+        };
+        /** WorkflowDeleted */
+        WorkflowDeleted: {
+            /** Deleted */
+            deleted: string;
+            /**
+             * Runs Kept
+             * @description Runs of it that stay, their link to it set to null.
+             */
+            runs_kept: number;
+        };
+        /**
+         * WorkflowIn
+         * @description A new workflow: its key, name and definition (checked against the agents it names).
+         */
+        WorkflowIn: {
+            /**
+             * Key
+             * @example triage-reply
+             */
+            key: string;
+            /**
+             * Name
+             * @example Triage
+             */
+            name: string;
+            /** Description */
+            description?: string | null;
+            /**
+             * Definition
+             * @example {
+             *       "outputs": {
+             *         "final": "$.steps.step1.output.answer"
+             *       },
+             *       "steps": [
+             *         {
+             *           "agent_name": "summariser",
+             *           "input_mapping": {
+             *             "message": "$.input.text"
+             *           },
+             *           "name": "step1",
+             *           "output_key": "summary"
+             *         }
+             *       ],
+             *       "version": 1
+             *     }
+             */
+            definition: {
+                [key: string]: unknown;
+            };
+            /**
+             * Is Sandbox
+             * @default false
+             */
+            is_sandbox: boolean;
+        };
+        /** WorkflowList */
+        WorkflowList: {
+            /** Workflows */
+            workflows: components["schemas"]["WorkflowSummary"][];
+        };
+        /**
+         * WorkflowOut
+         * @description A workflow at one version.
+         */
+        WorkflowOut: {
+            /** Key */
+            key: string;
+            /** Version */
+            version: number;
+            /** Latest Version */
+            latest_version: number;
+            /** Name */
+            name: string;
+            /** Description */
+            description: string | null;
+            /** Definition */
+            definition: {
+                [key: string]: unknown;
+            };
+            /** Is Sandbox */
+            is_sandbox: boolean;
+            /** Change */
+            change: string;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+            /**
+             * Updated At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            updated_at: string;
+        };
+        /**
+         * WorkflowPatch
+         * @description What the next version changes; a field left out stays.
+         */
+        WorkflowPatch: {
+            /**
+             * Version
+             * @description The version this change was made on: 409 if it is not the latest.
+             */
+            version?: number | null;
+            /** Name */
+            name?: string | null;
+            /** Description */
+            description?: string | null;
+            /** Definition */
+            definition?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** WorkflowRunDetail */
+        WorkflowRunDetail: {
+            /** Id */
+            id: string;
+            /**
+             * Workflow
+             * @description The workflow's key (kept when the workflow is deleted).
+             */
+            workflow: string;
+            /** Workflow Version */
+            workflow_version: number;
+            /**
+             * Workflow Deleted
+             * @description The definition was deleted (the run stays).
+             */
+            workflow_deleted: boolean;
+            /** Is Sandbox */
+            is_sandbox: boolean;
+            /**
+             * Status
+             * @description running, completed or failed.
+             */
+            status: string;
+            /**
+             * Current Step Index
+             * @description The last step started (-1: none yet).
+             */
+            current_step_index: number;
+            /** Step Count */
+            step_count: number;
+            /** Input */
+            input: unknown;
+            /** Output */
+            output: unknown;
+            /** Error */
+            error: string | null;
+            /** Failed Step */
+            failed_step: string | null;
+            /** Task Id */
+            task_id: string | null;
+            /** Total Tokens */
+            total_tokens: number;
+            /**
+             * Cost
+             * @description null while a step cost is unknown (an unpriced model).
+             */
+            cost: string | null;
+            /** Duration Ms */
+            duration_ms: number | null;
+            /**
+             * Started At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            started_at: string;
+            /** Completed At */
+            completed_at: string | null;
+            /** Steps */
+            steps: components["schemas"]["WorkflowStepOut"][];
+        };
+        /**
+         * WorkflowRunIn
+         * @description A run's input: `$.input` of the definition's paths.
+         */
+        WorkflowRunIn: {
+            /**
+             * Input
+             * @example {
+             *       "text": "A long text to summarise."
+             *     }
+             */
+            input?: unknown;
+        };
+        /** WorkflowRunList */
+        WorkflowRunList: {
+            /** Runs */
+            runs: components["schemas"]["WorkflowRunOut"][];
+        };
+        /** WorkflowRunOut */
+        WorkflowRunOut: {
+            /** Id */
+            id: string;
+            /**
+             * Workflow
+             * @description The workflow's key (kept when the workflow is deleted).
+             */
+            workflow: string;
+            /** Workflow Version */
+            workflow_version: number;
+            /**
+             * Workflow Deleted
+             * @description The definition was deleted (the run stays).
+             */
+            workflow_deleted: boolean;
+            /** Is Sandbox */
+            is_sandbox: boolean;
+            /**
+             * Status
+             * @description running, completed or failed.
+             */
+            status: string;
+            /**
+             * Current Step Index
+             * @description The last step started (-1: none yet).
+             */
+            current_step_index: number;
+            /** Step Count */
+            step_count: number;
+            /** Input */
+            input: unknown;
+            /** Output */
+            output: unknown;
+            /** Error */
+            error: string | null;
+            /** Failed Step */
+            failed_step: string | null;
+            /** Task Id */
+            task_id: string | null;
+            /** Total Tokens */
+            total_tokens: number;
+            /**
+             * Cost
+             * @description null while a step cost is unknown (an unpriced model).
+             */
+            cost: string | null;
+            /** Duration Ms */
+            duration_ms: number | null;
+            /**
+             * Started At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            started_at: string;
+            /** Completed At */
+            completed_at: string | null;
+        };
+        /**
+         * WorkflowRunPatch
+         * @description A change to a running run: `status: failed` stops it before its next step.
+         */
+        WorkflowRunPatch: {
+            /** Status */
+            status?: "failed" | null;
+            /** Error */
+            error?: string | null;
+        };
+        /** WorkflowStepOut */
+        WorkflowStepOut: {
+            /** Position */
+            position: number;
+            /** Name */
+            name: string;
+            /** Agent */
+            agent: string;
+            /**
+             * Status
+             * @description running, completed or failed.
+             */
+            status: string;
+            /**
+             * Conversation Id
+             * @description The conversation the step ran in (origin workflow).
+             */
+            conversation_id: string | null;
+            /**
+             * Agent Run Id
+             * @description The step's agent run (its trace).
+             */
+            agent_run_id: string | null;
+            /** Message */
+            message: string | null;
+            /** Output */
+            output: unknown;
+            /** Error */
+            error: string | null;
+            /** Total Tokens */
+            total_tokens: number;
+            /** Cost */
+            cost: string | null;
+            /** Duration Ms */
+            duration_ms: number | null;
+            /**
+             * Started At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            started_at: string;
+            /** Completed At */
+            completed_at: string | null;
+        };
+        /** WorkflowSummary */
+        WorkflowSummary: {
+            /** Key */
+            key: string;
+            /** Name */
+            name: string;
+            /** Description */
+            description: string | null;
+            /** Version */
+            version: number;
+            /** Step Count */
+            step_count: number;
+            /** Is Sandbox */
+            is_sandbox: boolean;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+            /**
+             * Updated At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            updated_at: string;
+        };
+        /** WorkflowValidation */
+        WorkflowValidation: {
+            /** Valid */
+            valid: boolean;
+            /** Step Count */
+            step_count: number;
+        };
+        /** WorkflowVersionList */
+        WorkflowVersionList: {
+            /** Versions */
+            versions: components["schemas"]["WorkflowVersionOut"][];
+        };
+        /** WorkflowVersionOut */
+        WorkflowVersionOut: {
+            /** Version */
+            version: number;
+            /** Name */
+            name: string;
+            /** Description */
+            description: string | null;
+            /** Definition */
+            definition: {
+                [key: string]: unknown;
+            };
+            /** Change */
+            change: string;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
         };
         /**
          * WrapperStep
@@ -6682,8 +7249,8 @@ export interface operations {
                 "tools[]"?: string[];
                 from?: string;
                 to?: string;
-                origin?: ("playground" | "app" | "task" | "workflow" | "eval")[];
-                "origin[]"?: ("playground" | "app" | "task" | "workflow" | "eval")[];
+                origin?: ("playground" | "app" | "task" | "workflow" | "eval" | "mcp")[];
+                "origin[]"?: ("playground" | "app" | "task" | "workflow" | "eval" | "mcp")[];
                 tenant?: string | null;
                 actor?: string | null;
                 subject?: string | null;
@@ -14974,6 +15541,994 @@ export interface operations {
                 };
             };
             /** @description The input is invalid; `fields` says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_workflows_api_workflows_get: {
+        parameters: {
+            query?: {
+                sandbox?: "exclude" | "include" | "only";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowList"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    create_workflow_api_workflows_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    validate_definition_api_workflows_validate_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowDefinitionIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowValidation"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_workflow_api_workflows__key__get: {
+        parameters: {
+            query?: {
+                version?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description A workflow key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_workflow_api_workflows__key__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workflow key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowDeleted"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    change_workflow_api_workflows__key__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workflow key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowPatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workflow_versions_api_workflows__key__versions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workflow key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowVersionList"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    validate_workflow_api_workflows__key__validate_post: {
+        parameters: {
+            query?: {
+                version?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description A workflow key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowValidation"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    run_workflow_api_workflows__key__run_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workflow key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowRunIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_runs_api_workflow_runs_get: {
+        parameters: {
+            query?: {
+                workflow?: string | null;
+                status?: ("running" | "completed" | "failed") | null;
+                sandbox?: "exclude" | "include" | "only";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunList"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_run_api_workflow_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workflow run id. */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunDetail"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    change_run_api_workflow_runs__run_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workflow run id. */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowRunPatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunDetail"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
             422: {
                 headers: {
                     [name: string]: unknown;
