@@ -1,0 +1,282 @@
+"""`Privacy()`: personal data replaced by placeholders in what leaves for the model, put back in the reply.
+
+    from synapse_agents.capabilities import Privacy
+
+    agent = Agent(model, capabilities=[Privacy()])          # or the `privacy_enabled` setting
+
+The order of things is the feature:
+
+1. Before each attempt at a model request (`prepare_model_request`, after every other capability
+   added its instructions, rules, memories or summary) a COPY of what is sent is redacted: the
+   instructions, the system and user prompts, tool returns (retrieved documents included), retry
+   prompts, and the earlier replies and tool calls of the history. The run's history and the stored
+   conversation keep the values in clear; nothing redacted is stored but the debug view of what was
+   sent.
+2. The model's response is restored before anything else of the run sees it (`after_model_request`):
+   the history, hence the stored answer, holds the values, and a tool call's arguments are the real
+   values when the tool runs (restored again in `before_tool_execute`, for a call that reaches the
+   tool another way).
+3. A streamed reply is restored as it streams (`wrap_run_event_stream`): each text, thought and tool
+   argument delta, with the end of a delta that may be the start of a placeholder held back until the
+   next one completes it (`vault.StreamRestorer`).
+
+The same value has the same placeholder across the conversation: the vault is per conversation,
+stored encrypted with the `secret_key` setting (`vault_store`). In Synapse's turns it lives in the
+turn's database; `Privacy.at(...)`/`Privacy.of(...)` give it one outside them; a run with neither a
+store nor a conversation keeps its vault for the run only.
+
+Fail closed: the detector unavailable (`DetectorUnavailable`) or the vault unreadable
+(`PrivacyUnavailable`) raises before the request is sent, and the turn ends with an error card.
+A conversation that opted out (`anonymize_pii` off: `vault_store.set_anonymize_pii`) is sent as it is.
+Each request that carried placeholders shows a notice (`kind='redacted'`) listing them with their
+entity, never the value.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio.to_thread
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import (
+    AgentStreamEvent,
+    ModelResponse,
+    PartDeltaEvent,
+    PartEndEvent,
+    PartStartEvent,
+    TextPartDelta,
+    ThinkingPartDelta,
+    ToolCallPart,
+    ToolCallPartDelta,
+)
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.tools import ToolDefinition
+
+from ..events import Notice
+from ..scope import Scope
+from ..settings import Settings
+from ..store import Store
+from ..store.in_turn import in_turn
+from . import vault_store
+from .detector import Finding, detector
+from .messages import changed_messages, changed_parameters, changed_response, changed_value
+from .vault import Replaced, StreamRestorer, Vault
+
+DEFAULT_EXCEPT: tuple[str, ...] = ('PERSON',)
+"""What stays in clear when neither the capability nor the settings say (`privacy_except`)."""
+
+NOTICE_KIND = 'redacted'
+
+
+@functools.lru_cache(maxsize=8192)
+def _findings(text: str, keep: frozenset[str]) -> tuple[Finding, ...]:
+    """The detector's findings, remembered: a history is sent again at every request of every turn."""
+    return tuple(detector().find(text, keep))
+
+
+@dataclass
+class _RunState:
+    """One run's vault and where it is kept."""
+
+    active: bool
+    vault: Vault
+    store: Store | None = None
+    box: Any = None
+    conversation_id: str | None = None
+    tenant: str | None = None
+    notified: set[str] = field(default_factory=set)
+
+
+@dataclass(eq=False)
+class PrivacyCapability(AbstractCapability[Any]):
+    """See the module docstring."""
+
+    keep: Sequence[str] | None = field(default=None, kw_only=True)
+    """Entities left in clear (Presidio's names: `PERSON`, `LOCATION`, ...); None: the
+    `privacy_except` setting (`['PERSON']` by default); `[]` redacts everything."""
+    store: Store | None = field(default=None, kw_only=True)
+    """Where vaults are kept; unset: the Synapse turn's database (none: the run's own vault)."""
+    settings: Settings | None = field(default=None, kw_only=True)
+    """The `secret_key` and `privacy_except` settings; unset: the Synapse turn's."""
+    _state: _RunState | None = field(default=None, init=False, repr=False)
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        run = replace(self)  # each run its own vault
+        run._state = None
+        return run
+
+    # -- the request ---------------------------------------------------------------------
+
+    async def prepare_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        state = await self._started(ctx)
+        if not state.active:
+            return request_context
+        keep = self._kept()
+        sent: list[Replaced] = []
+
+        def redact(text: str) -> str:
+            redacted, replaced = state.vault.redact(text, _findings(text, keep))
+            sent.extend(replaced)
+            return redacted
+
+        def redact_all() -> ModelRequestContext:
+            messages = changed_messages(request_context.messages, redact)
+            parameters = changed_parameters(request_context.model_request_parameters, redact)
+            return replace(request_context, messages=messages, model_request_parameters=parameters)
+
+        redacted = await anyio.to_thread.run_sync(redact_all)  # the detector is CPU work
+        if state.vault.changed and state.store is not None and state.conversation_id is not None:
+            await anyio.to_thread.run_sync(
+                vault_store.save, state.store, state.box, state.conversation_id, state.tenant, state.vault
+            )
+        self._notify(state, sent)
+        return redacted
+
+    # -- the response --------------------------------------------------------------------
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        state = self._state
+        if state is None or not state.active:
+            return response
+        return changed_response(response, state.vault.restore)
+
+    async def before_tool_execute(
+        self, ctx: RunContext[Any], *, call: ToolCallPart, tool_def: ToolDefinition, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        state = self._state
+        if state is None or not state.active:
+            return args
+        return changed_value(args, state.vault.restore)
+
+    async def wrap_run_event_stream(
+        self, ctx: RunContext[Any], *, stream: AsyncIterable[AgentStreamEvent]
+    ) -> AsyncIterable[AgentStreamEvent]:
+        async for event in _restored_stream(self, stream):
+            yield event
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _kept(self) -> frozenset[str]:
+        if self.keep is not None:
+            return frozenset(self.keep)
+        settings = self._settings()
+        return frozenset(settings.privacy_except if settings is not None else DEFAULT_EXCEPT)
+
+    def _settings(self) -> Settings | None:
+        if self.settings is not None:
+            return self.settings
+        turn = in_turn()
+        return turn.settings if turn is not None else None
+
+    async def _started(self, ctx: RunContext[Any]) -> _RunState:
+        """The run's state, made at its first request: the detector built (fail closed), the
+        conversation's vault and flag read."""
+        if self._state is not None:
+            return self._state
+        await anyio.to_thread.run_sync(detector)  # DetectorUnavailable before anything is sent
+        turn = in_turn()
+        store = self.store or (turn.store if turn is not None else None)
+        conversation_id = ctx.conversation_id
+        if store is None or not conversation_id:
+            self._state = _RunState(active=True, vault=Vault())
+            return self._state
+        settings = self._settings() or Settings()
+        box = vault_store.box_for(settings)
+        tenant = Scope.of(ctx).label('tenant')
+        stored = await anyio.to_thread.run_sync(vault_store.load, store, box, conversation_id, tenant)
+        self._state = _RunState(
+            active=stored.anonymize_pii,
+            vault=stored.vault,
+            store=store,
+            box=box,
+            conversation_id=conversation_id,
+            tenant=tenant,
+        )
+        return self._state
+
+    def _notify(self, state: _RunState, sent: list[Replaced]) -> None:
+        """Show the placeholders a request carried (the first request that carried each)."""
+        new = {r.placeholder: r.entity for r in sent if r.placeholder not in state.notified}
+        turn = in_turn()
+        if not new or turn is None or turn.notify is None:
+            return
+        state.notified.update(new)
+        listed = ', '.join(f'{placeholder} ({entity})' for placeholder, entity in new.items())
+        turn.notify(
+            Notice(
+                kind=NOTICE_KIND,
+                message=f'Sent to the model redacted: {listed}.',
+                data={'placeholders': [{'placeholder': p, 'entity': e} for p, e in new.items()]},
+            )
+        )
+
+
+async def _restored_stream(
+    capability: PrivacyCapability, stream: AsyncIterable[AgentStreamEvent]
+) -> AsyncIterator[AgentStreamEvent]:
+    """`stream` with placeholders restored in each part's text, thought and argument deltas; a
+    delta's held-back end is sent with the next delta of the part, or before the part ends."""
+    restorers: dict[int, StreamRestorer] = {}
+    async for event in stream:
+        state = capability._state
+        if state is None or not state.active:
+            yield event
+            continue
+        if isinstance(event, PartStartEvent):
+            restorer = restorers[event.index] = StreamRestorer(state.vault)
+            yield replace(event, part=_started_part(event.part, restorer))
+        elif isinstance(event, PartDeltaEvent):
+            yield _restored_delta(event, restorers, state.vault)
+        elif isinstance(event, PartEndEvent):
+            restorer = restorers.pop(event.index) if event.index in restorers else None
+            rest = restorer.flush() if restorer is not None else ''
+            if rest:
+                yield PartDeltaEvent(index=event.index, delta=_delta_like(event.part, rest))
+            yield replace(event, part=changed_value(event.part, state.vault.restore))
+        else:
+            yield changed_value(event, state.vault.restore)
+
+
+def _restored_delta(
+    event: PartDeltaEvent, restorers: dict[int, StreamRestorer], vault: Vault
+) -> PartDeltaEvent:
+    delta = event.delta
+    restorer = restorers.setdefault(event.index, StreamRestorer(vault))
+    if isinstance(delta, TextPartDelta):
+        return replace(event, delta=replace(delta, content_delta=restorer.feed(delta.content_delta)))
+    if isinstance(delta, ThinkingPartDelta) and delta.content_delta:
+        return replace(event, delta=replace(delta, content_delta=restorer.feed(delta.content_delta)))
+    if isinstance(delta, ToolCallPartDelta) and isinstance(delta.args_delta, str):
+        return replace(event, delta=replace(delta, args_delta=restorer.feed(delta.args_delta)))
+    if isinstance(delta, ToolCallPartDelta) and isinstance(delta.args_delta, dict):
+        return replace(event, delta=replace(delta, args_delta=changed_value(delta.args_delta, vault.restore)))
+    return event
+
+
+def _started_part(part: Any, restorer: StreamRestorer) -> Any:
+    """A part's first text through its restorer (a placeholder it ends in the middle of is held back)."""
+    if isinstance(part, ToolCallPart) and isinstance(part.args, str):
+        return replace(part, args=restorer.feed(part.args))
+    if isinstance(part, ToolCallPart):
+        return changed_value(part, restorer.vault.restore)
+    content = getattr(part, 'content', None)
+    if isinstance(content, str) and part.part_kind in ('text', 'thinking'):
+        return replace(part, content=restorer.feed(content))
+    return changed_value(part, restorer.vault.restore)
+
+
+def _delta_like(part: Any, text: str) -> Any:
+    """A delta of `part`'s kind carrying `text`."""
+    if isinstance(part, ToolCallPart):
+        return ToolCallPartDelta(args_delta=text, tool_call_id=part.tool_call_id)
+    if part.part_kind == 'thinking':
+        return ThinkingPartDelta(content_delta=text)
+    return TextPartDelta(content_delta=text)

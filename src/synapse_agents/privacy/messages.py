@@ -1,0 +1,98 @@
+"""Copies of pydantic-ai messages with every text changed by one function: redacted, or restored.
+
+Only copies are made (`dataclasses.replace`): the run's history and the stored conversation are
+never changed in place. What is text: a part's `content` (a prompt, an instruction, a tool's return
+at any depth of its dicts and lists, a reply, a thought), a tool call's `args` (a JSON string or a
+dict, at any depth), a request's `instructions`, and the instruction parts of the request's
+parameters. Names, ids, timestamps and files are left as they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
+from pydantic_ai.models import ModelRequestParameters
+
+Change = Callable[[str], str]
+T = TypeVar('T')
+
+_TEXT_FIELDS = ('content', 'args')
+
+
+def changed_value(value: T, change: Change) -> T:
+    """`value` with every string in it changed: a string, or strings at any depth of dicts, lists,
+    tuples and dataclasses' `content` (the same object when nothing changed)."""
+    result: Any = value
+    if isinstance(value, str):
+        result = change(value)
+    elif isinstance(value, dict):
+        items = {key: changed_value(item, change) for key, item in value.items()}
+        if any(items[key] is not value[key] for key in value):
+            result = items
+    elif isinstance(value, list | tuple):
+        items_list = [changed_value(item, change) for item in value]
+        if any(new is not old for new, old in zip(items_list, value, strict=True)):
+            result = type(value)(items_list)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        result = _changed_part(value, change)
+    return result  # type: ignore[no-any-return]
+
+
+def _changed_part(part: Any, change: Change) -> Any:
+    """A copy of `part` with its text fields changed (`part` itself when nothing changed)."""
+    updates: dict[str, Any] = {}
+    for name in _TEXT_FIELDS:
+        if not hasattr(part, name):
+            continue
+        old = getattr(part, name)
+        if isinstance(old, bytes) or old is None:
+            continue
+        new = changed_value(old, change)
+        if new is not old and new != old:
+            updates[name] = new
+    if not updates:
+        return part
+    try:
+        return dataclasses.replace(part, **updates)
+    except (TypeError, ValueError):  # a field that is not an init field: set it on a shallow copy
+        copied = dataclasses.replace(part)
+        for name, new in updates.items():
+            object.__setattr__(copied, name, new)
+        return copied
+
+
+def changed_messages(messages: Sequence[ModelMessage], change: Change) -> list[ModelMessage]:
+    """Copies of `messages` with their texts changed (a message with no change is the same object)."""
+    result: list[ModelMessage] = []
+    for message in messages:
+        parts = [_changed_part(part, change) for part in message.parts]
+        updates: dict[str, Any] = {}
+        if any(new is not old for new, old in zip(parts, message.parts, strict=True)):
+            updates['parts'] = parts
+        if isinstance(message, ModelRequest) and message.instructions:
+            instructions = change(message.instructions)
+            if instructions != message.instructions:
+                updates['instructions'] = instructions
+        result.append(dataclasses.replace(message, **updates) if updates else message)
+    return result
+
+
+def changed_response(response: ModelResponse, change: Change) -> ModelResponse:
+    """A copy of `response` with its texts and tool-call arguments changed (itself when none did)."""
+    changed = changed_messages([response], change)[0]
+    assert isinstance(changed, ModelResponse)
+    return changed
+
+
+def changed_parameters(parameters: ModelRequestParameters, change: Change) -> ModelRequestParameters:
+    """A copy of `parameters` with its instruction parts changed (itself when none did)."""
+    parts = parameters.instruction_parts
+    if not parts:
+        return parameters
+    new_parts = [_changed_part(part, change) for part in parts]
+    if all(new is old for new, old in zip(new_parts, parts, strict=True)):
+        return parameters
+    return dataclasses.replace(parameters, instruction_parts=new_parts)
