@@ -231,13 +231,13 @@ async def _restored_stream(
             yield event
             continue
         if isinstance(event, PartStartEvent):
-            restorer = restorers[event.index] = StreamRestorer(state.vault)
-            yield replace(event, part=_started_part(event.part, restorer))
+            started = restorers[event.index] = StreamRestorer(state.vault)
+            yield replace(event, part=_started_part(event.part, started))
         elif isinstance(event, PartDeltaEvent):
             yield _restored_delta(event, restorers, state.vault)
         elif isinstance(event, PartEndEvent):
-            restorer = restorers.pop(event.index) if event.index in restorers else None
-            rest = restorer.flush() if restorer is not None else ''
+            ending = restorers.pop(event.index) if event.index in restorers else None
+            rest = ending.flush() if ending is not None else ''
             if rest:
                 yield PartDeltaEvent(index=event.index, delta=_delta_like(event.part, rest))
             yield replace(event, part=changed_value(event.part, state.vault.restore))
