@@ -6,8 +6,9 @@
 
 The order of things is the feature:
 
-1. Before each attempt at a model request (`prepare_model_request`, after every other capability
-   added its instructions, rules, memories or summary) a COPY of what is sent is redacted: the
+1. Before each model request (`before_model_request`: after the capabilities listed before it added
+   their instructions, rules, memories or summary, so put `Privacy()` last) a COPY of what is sent
+   is redacted, before the trace records the request (its debug view shows what was sent): the
    instructions, the system and user prompts, tool returns (retrieved documents included), retry
    prompts, and the earlier replies and tool calls of the history. The run's history and the stored
    conversation keep the values in clear; nothing redacted is stored but the debug view of what was
@@ -111,7 +112,7 @@ class PrivacyCapability(AbstractCapability[Any]):
 
     # -- the request ---------------------------------------------------------------------
 
-    async def prepare_model_request(
+    async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         state = await self._started(ctx)

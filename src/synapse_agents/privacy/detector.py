@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ..errors import DetectorUnavailable
+from .recognizers import recognizers
 
 __all__ = [
     'ENTITIES',
@@ -138,8 +139,6 @@ def _build() -> Any:
     try:
         import presidio_analyzer
         from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
-
-        from .recognizers import recognizers
 
         model = importlib.import_module(MODEL_PACKAGE)
     except ImportError as exc:

@@ -1,6 +1,7 @@
 """The recognizers the privacy detector runs: Presidio's own where they hold, ours where they are weak.
 
-Imported only when the detector is built (`detector._build`), since it imports Presidio.
+Presidio and spaCy take about 1.5 s to import, so they are imported by `recognizers()`, which the
+detector calls when it is built (the first turn with privacy on), not when this module is.
 
 - Presidio's predefined recognizers: IBAN, IP, Spain's NIF and NIE, Italy's codice fiscale, the
   UK's NINO, the US SSN, Germany's Steuer-ID and Personalausweis, and spaCy's person names and
@@ -18,33 +19,9 @@ Imported only when the detector is built (`detector._build`), since it imports P
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
-
-import phonenumbers
-import tldextract
-from presidio_analyzer import (
-    AnalysisExplanation,
-    EntityRecognizer,
-    LocalRecognizer,
-    Pattern,
-    PatternRecognizer,
-    RecognizerResult,
-)
-from presidio_analyzer.predefined_recognizers import (
-    CreditCardRecognizer,
-    DeIdCardRecognizer,
-    DeTaxIdRecognizer,
-    EmailRecognizer,
-    EsNieRecognizer,
-    EsNifRecognizer,
-    IbanRecognizer,
-    IpRecognizer,
-    ItFiscalCodeRecognizer,
-    SpacyRecognizer,
-    UkNinoRecognizer,
-    UsSsnRecognizer,
-)
 
 PHONE_REGIONS: tuple[str, ...] = ('US', 'GB', 'ES', 'FR', 'DE', 'IT')
 """The regions whose national formats phone numbers are looked for in (international `+` numbers of
@@ -53,63 +30,6 @@ any region are found whatever the list)."""
 MIN_PHONE_DIGITS = 7
 PHONE_SCORE = 0.4
 """Below a national id's pattern score: `876-39-6901` is a US SSN before it is a phone."""
-
-OFFLINE_TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
-"""`tldextract` with the public-suffix snapshot it ships: no fetch, no cache written."""
-
-
-class OfflineEmailRecognizer(EmailRecognizer):
-    """Presidio's e-mail recognizer, its domain checked with `OFFLINE_TLD`."""
-
-    def validate_result(self, pattern_text: str) -> bool:
-        return OFFLINE_TLD(pattern_text).fqdn != ''
-
-
-class PhoneNumbers(LocalRecognizer):
-    """Phone numbers of `PHONE_REGIONS` (see the module docstring)."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            supported_entities=['PHONE_NUMBER'],
-            supported_language='en',
-            context=['phone', 'tel', 'mobile', 'call', 'teléfono', 'téléphone', 'telefon', 'telefono'],
-            name='PhoneNumbers',
-        )
-
-    def load(self) -> None:
-        """Nothing to load: `phonenumbers` ships its metadata."""
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[RecognizerResult]:
-        """Every phone number of the regions, as a whole token."""
-        results: list[RecognizerResult] = []
-        seen: set[tuple[int, int]] = set()
-        leniency = phonenumbers.Leniency.POSSIBLE
-        for region in PHONE_REGIONS:
-            for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency):
-                span = (match.start, match.end)
-                if span in seen or not _whole_token(text, *span):
-                    continue
-                if sum(ch.isdigit() for ch in match.raw_string) < MIN_PHONE_DIGITS:
-                    continue
-                seen.add(span)
-                results.append(
-                    RecognizerResult(
-                        entity_type='PHONE_NUMBER',
-                        start=match.start,
-                        end=match.end,
-                        score=PHONE_SCORE,
-                        analysis_explanation=AnalysisExplanation(
-                            recognizer='PhoneNumbers',
-                            original_score=PHONE_SCORE,
-                            textual_explanation=f'a phone number ({region} formats)',
-                        ),
-                        recognition_metadata={
-                            RecognizerResult.RECOGNIZER_NAME_KEY: 'PhoneNumbers',
-                            RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                        },
-                    )
-                )
-        return list(EntityRecognizer.remove_duplicates(results))
 
 
 def _whole_token(text: str, start: int, end: int) -> bool:
@@ -123,60 +43,152 @@ def _whole_token(text: str, start: int, end: int) -> bool:
     return not (after in '.-' and end + 1 < len(text) and text[end + 1].isalnum())
 
 
-class Cards(CreditCardRecognizer):
-    """Payment cards of 12 to 19 digits (in groups of 4, or unbroken), Luhn-checked."""
+@functools.cache
+def _classes() -> dict[str, type[Any]]:
+    """Our recognizer classes, defined on Presidio's once it is imported."""
+    import phonenumbers
+    import tldextract
+    from presidio_analyzer import (
+        AnalysisExplanation,
+        EntityRecognizer,
+        LocalRecognizer,
+        Pattern,
+        PatternRecognizer,
+        RecognizerResult,
+    )
+    from presidio_analyzer.predefined_recognizers import CreditCardRecognizer, EmailRecognizer
 
-    PATTERNS = [
-        Pattern('card (12-19 digits)', r'\b[2-6]\d{3}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?\b', 0.3),
-        Pattern('card (unbroken)', r'\b[2-6]\d{11,18}\b', 0.3),
-    ]
+    offline_tld = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+    """`tldextract` with the public-suffix snapshot it ships: no fetch, no cache written."""
 
-    def __init__(self) -> None:
-        super().__init__(patterns=self.PATTERNS, name='Cards')
+    class OfflineEmailRecognizer(EmailRecognizer):
+        """Presidio's e-mail recognizer, its domain checked with the bundled suffix list."""
+
+        def validate_result(self, pattern_text: str) -> bool:
+            return offline_tld(pattern_text).fqdn != ''
+
+    class PhoneNumbers(LocalRecognizer):
+        """Phone numbers of `PHONE_REGIONS` (see the module docstring)."""
+
+        def __init__(self) -> None:
+            super().__init__(
+                supported_entities=['PHONE_NUMBER'],
+                supported_language='en',
+                context=['phone', 'tel', 'mobile', 'call', 'teléfono', 'téléphone', 'telefon', 'telefono'],
+                name='PhoneNumbers',
+            )
+
+        def load(self) -> None:
+            """Nothing to load: `phonenumbers` ships its metadata."""
+
+        def analyze(
+            self, text: str, entities: list[str], nlp_artifacts: Any = None
+        ) -> list[RecognizerResult]:
+            """Every phone number of the regions, as a whole token."""
+            results: list[RecognizerResult] = []
+            seen: set[tuple[int, int]] = set()
+            leniency = phonenumbers.Leniency.POSSIBLE
+            for region in PHONE_REGIONS:
+                for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency):
+                    span = (match.start, match.end)
+                    if span in seen or not _whole_token(text, *span):
+                        continue
+                    if sum(ch.isdigit() for ch in match.raw_string) < MIN_PHONE_DIGITS:
+                        continue
+                    seen.add(span)
+                    results.append(
+                        RecognizerResult(
+                            entity_type='PHONE_NUMBER',
+                            start=match.start,
+                            end=match.end,
+                            score=PHONE_SCORE,
+                            analysis_explanation=AnalysisExplanation(
+                                recognizer='PhoneNumbers',
+                                original_score=PHONE_SCORE,
+                                textual_explanation=f'a phone number ({region} formats)',
+                            ),
+                            recognition_metadata={
+                                RecognizerResult.RECOGNIZER_NAME_KEY: 'PhoneNumbers',
+                                RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                            },
+                        )
+                    )
+            return list(EntityRecognizer.remove_duplicates(results))
+
+    class Cards(CreditCardRecognizer):
+        """Payment cards of 12 to 19 digits (in groups of 4, or unbroken), Luhn-checked."""
+
+        PATTERNS = [
+            Pattern('card (12-19 digits)', r'\b[2-6]\d{3}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?\b', 0.3),
+            Pattern('card (unbroken)', r'\b[2-6]\d{11,18}\b', 0.3),
+        ]
+
+        def __init__(self) -> None:
+            super().__init__(patterns=self.PATTERNS, name='Cards')
+
+    class FrNirRecognizer(PatternRecognizer):
+        """France's NIR: sex, year, month, département (2A/2B for Corsica), commune, order, key."""
+
+        PATTERNS = [
+            Pattern(
+                'NIR',
+                r'\b[12378] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AaBb]) ?\d{3} ?\d{3} ?\d{2}\b',
+                0.5,
+            )
+        ]
+        CONTEXT = ['sécurité sociale', 'securite sociale', 'nir', 'insee', 'numéro de sécu', 'ssn']
+
+        def __init__(self) -> None:
+            super().__init__(
+                supported_entity='FR_NIR',
+                patterns=self.PATTERNS,
+                context=self.CONTEXT,
+                supported_language='en',
+                name='FrNirRecognizer',
+            )
+
+        def validate_result(self, pattern_text: str) -> bool:
+            """The key is 97 minus the 13-digit number modulo 97 (2A counts as 19, 2B as 18)."""
+            digits = re.sub(r'\s', '', pattern_text).upper()
+            body, key = digits[:13], digits[13:]
+            body = body[:5] + body[5:7].replace('2A', '19').replace('2B', '18') + body[7:]
+            if not body.isdigit() or not key.isdigit():
+                return False
+            return 97 - int(body) % 97 == int(key)
+
+    return {
+        'email': OfflineEmailRecognizer,
+        'phone': PhoneNumbers,
+        'cards': Cards,
+        'fr_nir': FrNirRecognizer,
+    }
 
 
-class FrNirRecognizer(PatternRecognizer):
-    """France's NIR: sex, year, month, département (2A/2B for Corsica), commune, order, key."""
+def recognizers() -> list[Any]:
+    """A fresh set of the recognizers the detector runs (imports Presidio)."""
+    from presidio_analyzer.predefined_recognizers import (
+        DeIdCardRecognizer,
+        DeTaxIdRecognizer,
+        EsNieRecognizer,
+        EsNifRecognizer,
+        IbanRecognizer,
+        IpRecognizer,
+        ItFiscalCodeRecognizer,
+        SpacyRecognizer,
+        UkNinoRecognizer,
+        UsSsnRecognizer,
+    )
 
-    PATTERNS = [
-        Pattern(
-            'NIR',
-            r'\b[12378] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AaBb]) ?\d{3} ?\d{3} ?\d{2}\b',
-            0.5,
-        )
-    ]
-    CONTEXT = ['sécurité sociale', 'securite sociale', 'nir', 'insee', 'numéro de sécu', 'ssn']
-
-    def __init__(self) -> None:
-        super().__init__(
-            supported_entity='FR_NIR',
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language='en',
-            name='FrNirRecognizer',
-        )
-
-    def validate_result(self, pattern_text: str) -> bool:
-        """The key is 97 minus the 13-digit number modulo 97 (2A counts as 19, 2B as 18)."""
-        digits = re.sub(r'\s', '', pattern_text).upper()
-        body, key = digits[:13], digits[13:]
-        body = body[:5] + body[5:7].replace('2A', '19').replace('2B', '18') + body[7:]
-        if not body.isdigit() or not key.isdigit():
-            return False
-        return 97 - int(body) % 97 == int(key)
-
-
-def recognizers() -> list[EntityRecognizer]:
-    """A fresh set of the recognizers the detector runs."""
+    ours = _classes()
     return [
-        OfflineEmailRecognizer(),
-        PhoneNumbers(),
+        ours['email'](),
+        ours['phone'](),
         IbanRecognizer(),
-        Cards(),
+        ours['cards'](),
         IpRecognizer(),
         EsNifRecognizer(supported_language='en'),
         EsNieRecognizer(supported_language='en'),
-        FrNirRecognizer(),
+        ours['fr_nir'](),
         DeTaxIdRecognizer(supported_language='en'),
         DeIdCardRecognizer(supported_language='en'),
         ItFiscalCodeRecognizer(supported_language='en'),
