@@ -1,0 +1,248 @@
+"""`Privacy` in Synapse's turns, on every selected database: what leaves, what the tools get, what is stored.
+
+A FunctionModel records every request it is sent and answers with the placeholders it was given, as
+a model would; a tool records the arguments it received. Together they prove that no detected value
+leaves, that the same value keeps its placeholder across turns, that tools run with the real values,
+that the reply is restored in the stream and in the stored conversation, that a detector that cannot
+be built fails the turn before any request, and that one conversation can opt out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    TextPartDelta,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from sqlalchemy import select
+
+from synapse_agents import Synapse
+from synapse_agents.capabilities import Privacy
+from synapse_agents.conversations.tables import Message
+from synapse_agents.errors import DetectorUnavailable
+from synapse_agents.privacy import capability as privacy_capability
+from synapse_agents.privacy import detector as privacy_detector
+from synapse_agents.privacy import vault_store
+from synapse_agents.privacy.tables import PrivacyVault
+from synapse_agents.store import Store
+
+pytestmark = pytest.mark.anyio
+
+EMAIL = 'ana.garcia@example.com'
+PHONE = '+34 612 345 678'
+IBAN = 'ES91 2100 0418 4502 0005 1332'
+SSN = '536-22-1234'
+VALUES = (EMAIL, PHONE, IBAN, SSN)
+ANSWER = f'Call {EMAIL} or {PHONE} or {SSN}, thanks.'
+"""The model's answer to the tool's return, restored (it wrote `Call «EMAIL_1» or «PHONE_1» or ...`)."""
+PLACEHOLDER = re.compile(r'«[A-Z_]+_\d+»')
+
+
+class Recorder:
+    """The model: records each request as JSON, calls `find_customer` with the first placeholder
+    of a new question, and answers a tool's return by repeating its placeholders."""
+
+    def __init__(self) -> None:
+        self.requests: list[list[ModelMessage]] = []
+        self.tool_args: list[str] = []
+
+    def sent(self) -> str:
+        return ModelMessagesTypeAdapter.dump_json([m for r in self.requests for m in r]).decode()
+
+    async def stream(self, messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        self.requests.append(list(messages))
+        last = messages[-1]
+        assert isinstance(last, ModelRequest)
+        returned = [p for p in last.parts if isinstance(p, ToolReturnPart)]
+        if returned:
+            found = PLACEHOLDER.findall(str(returned[0].content))
+            text = 'Call ' + ' or '.join(found) + ', thanks.'
+            for start in range(0, len(text), 5):  # five characters a chunk: placeholders get cut
+                yield text[start : start + 5]
+            return
+        prompt = next(p for p in last.parts if isinstance(p, UserPromptPart))
+        placeholders = PLACEHOLDER.findall(str(prompt.content))
+        args = json.dumps({'email': placeholders[0] if placeholders else 'none'})
+        yield {
+            0: DeltaToolCall(name='find_customer', json_args=args[:14], tool_call_id=f'c{len(self.requests)}')
+        }
+        yield {0: DeltaToolCall(json_args=args[14:])}
+
+    def agent(self, *capabilities: Any) -> Agent[Any, str]:
+        agent: Agent[Any, str] = Agent(
+            FunctionModel(stream_function=self.stream, model_name='recorder'),
+            name='desk',
+            capabilities=list(capabilities),
+        )
+
+        @agent.tool_plain
+        def find_customer(email: str) -> str:
+            self.tool_args.append(email)
+            return f'The customer {email} has phone {PHONE} and SSN {SSN}.'
+
+        return agent
+
+
+def rows(database_url: str, table: Any, conversation_id: str) -> list[Any]:
+    store = Store.open(database_url, Path('/nonexistent'))
+    try:
+        with store.read() as session:
+            query = select(table).where(table.conversation_id == conversation_id)
+            return list(session.scalars(query.order_by(*table.__table__.primary_key.columns)))
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def private(synapse_of: Callable[..., Synapse]) -> Callable[..., Synapse]:
+    def make(**settings: Any) -> Synapse:
+        return synapse_of(privacy_enabled=True, **settings)
+
+    return make
+
+
+async def test_no_detected_value_leaves_and_placeholders_hold_across_turns(
+    private: Callable[..., Synapse], database_url: str
+) -> None:
+    model = Recorder()
+    async with private() as syn:
+        conv = await syn.conversation(model.agent(), tenant=('firm', '7'))
+        first = await conv.send(f'Find the customer {EMAIL}, please.')
+        second = await conv.send(f'Also {EMAIL} again: IBAN {IBAN}.')
+    sent = model.sent()
+    for value in VALUES:
+        assert value not in sent, value
+    # The tool ran with the real value both times; the model only ever saw the placeholder.
+    assert model.tool_args == [EMAIL, EMAIL]
+    first_prompt = model.requests[0][-1].parts[-1]
+    assert isinstance(first_prompt, UserPromptPart) and '«EMAIL_1»' in str(first_prompt.content)
+    last_prompt = model.requests[-2][-1].parts[-1]  # the second turn's question
+    assert isinstance(last_prompt, UserPromptPart)
+    assert str(last_prompt.content) == 'Also «EMAIL_1» again: IBAN «IBAN_1».'
+    # Turn 2 re-sent turn 1 with the same placeholders (the vault is the conversation's).
+    assert '«PHONE_1»' in ModelMessagesTypeAdapter.dump_json(model.requests[-1]).decode()
+    # The replies are restored, and stored in clear: nothing anonymised is stored.
+    assert first.output == ANSWER
+    assert second.output == first.output
+    stored = rows(database_url, Message, first.conversation_id)
+    everything = json.dumps([[m.content, m.model_messages, m.parts] for m in stored], default=str)
+    assert EMAIL in everything and PHONE in everything
+    assert not PLACEHOLDER.search(' '.join(m.content for m in stored if m.role != 'notice'))
+    # Each request that carried placeholders said which (never the value).
+    notices = [m for m in stored if m.role == 'notice']
+    assert notices and all(EMAIL not in json.dumps(n.meta) for n in notices)
+    assert {'placeholder': '«EMAIL_1»', 'entity': 'EMAIL_ADDRESS'} in notices[0].meta['placeholders']
+
+
+async def test_the_vault_is_encrypted_at_rest(private: Callable[..., Synapse], database_url: str) -> None:
+    model = Recorder()
+    async with private() as syn:
+        conv = await syn.conversation(model.agent(), tenant=('firm', '7'))
+        reply = await conv.send(f'Find the customer {EMAIL}, please.')
+        settings = syn.runtime.settings
+    (vault,) = rows(database_url, PrivacyVault, reply.conversation_id)
+    assert vault.tenant == 'firm:7' and vault.entries == 3
+    assert vault.sealed and EMAIL not in vault.sealed and 'EMAIL' not in vault.sealed
+    store = Store.open(database_url, Path('/nonexistent'))
+    try:
+        box = vault_store.box_for(settings)
+        opened = vault_store.load(store, box, reply.conversation_id, 'firm:7').vault
+        assert opened.value('«EMAIL_1»') == EMAIL
+        # Another tenant's read finds nothing.
+        assert len(vault_store.load(store, box, reply.conversation_id, 'firm:8').vault) == 0
+    finally:
+        store.close()
+
+
+async def test_the_stream_is_restored_across_chunk_boundaries(private: Callable[..., Synapse]) -> None:
+    model = Recorder()
+    texts: list[str] = []
+    async with private() as syn:
+        conv = await syn.conversation(model.agent())
+        async with aclosing(conv.stream(f'Find the customer {EMAIL}, please.')) as events:
+            async for event in events:
+                if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                    texts.append(event.part.content)
+                elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                    texts.append(event.delta.content_delta)
+    assert not any('«' in text or '»' in text for text in texts), texts
+    assert ''.join(texts) == ANSWER
+
+
+async def test_a_detector_that_cannot_be_built_fails_the_turn_before_any_request(
+    private: Callable[..., Synapse], database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(privacy_detector, 'MODEL_PACKAGE', 'no_such_spacy_pipeline')
+    privacy_detector.reset_detector()
+    privacy_capability._findings.cache_clear()
+    model = Recorder()
+    try:
+        async with private() as syn:
+            conv = await syn.conversation(model.agent())
+            with pytest.raises(DetectorUnavailable, match='no_such_spacy_pipeline'):
+                await conv.send(f'Find the customer {EMAIL}, please.')
+            conversation_id = conv.id
+    finally:
+        privacy_detector.reset_detector()
+    assert model.requests == []  # nothing left
+    assert conversation_id is not None
+    errors = [m for m in rows(database_url, Message, conversation_id) if m.role == 'error']
+    assert len(errors) == 1 and 'PII detector' in errors[0].content
+
+
+async def test_one_conversation_can_opt_out(private: Callable[..., Synapse], database_url: str) -> None:
+    model = Recorder()
+    async with private() as syn:
+        conv = await syn.conversation(model.agent())
+        await conv.send(f'Find the customer {EMAIL}, please.')
+        assert conv.id is not None
+        assert vault_store.anonymize_pii(syn.runtime.store, conv.id) is True
+        vault_store.set_anonymize_pii(syn.runtime.store, conv.id, False)
+        await conv.send(f'Now {IBAN}.')
+        other = await syn.conversation(model.agent())
+        await other.send(f'Hello from {IBAN}.')
+    opted_out = ModelMessagesTypeAdapter.dump_json(model.requests[2]).decode()
+    assert IBAN in opted_out and EMAIL in opted_out  # sent as it is, history included
+    assert IBAN not in ModelMessagesTypeAdapter.dump_json(model.requests[-2]).decode()  # others still redact
+
+
+async def test_privacy_is_off_by_default(synapse_of: Callable[..., Synapse]) -> None:
+    model = Recorder()
+    async with synapse_of() as syn:
+        conv = await syn.conversation(model.agent())
+        await conv.send(f'Find the customer {EMAIL}, please.')
+    assert EMAIL in model.sent()
+
+
+async def test_an_agent_with_its_own_privacy_is_redacted_once(
+    synapse_of: Callable[..., Synapse], private: Callable[..., Synapse]
+) -> None:
+    for make in (synapse_of, private):  # the agent's own Privacy(), with and without the setting
+        model = Recorder()
+        async with make() as syn:
+            conv = await syn.conversation(model.agent(Privacy(keep=[])))
+            reply = await conv.send(f'Find the customer {EMAIL}, please.')
+        assert EMAIL not in model.sent() and '««' not in model.sent()
+        assert model.tool_args == [EMAIL]
+        assert reply.output == ANSWER
+
+
+@pytest.fixture(autouse=True)
+def fresh_findings() -> None:
+    privacy_capability._findings.cache_clear()
