@@ -94,7 +94,8 @@ class Detector:
 
     def find(self, text: str, keep: Iterable[str] = ()) -> list[Finding]:
         """The values in `text` of every entity but those in `keep`, in order, never overlapping
-        (where two findings overlap, the higher score wins, then the longer one).
+        (where two findings overlap, a pattern's wins over the NLP model's, then the higher score,
+        then the longer one).
         `DetectorUnavailable` when the analyzer fails."""
         kept = set(keep)
         wanted = [entity for entity in ENTITIES if entity not in kept]
@@ -164,9 +165,11 @@ def _build() -> Any:
 
 
 def _without_overlaps(found: list[Finding]) -> list[Finding]:
-    """The findings that win their overlaps (higher score, then longer), in text order."""
+    """The findings that win their overlaps, in text order: a pattern's (checked by its format, its
+    checksum or `phonenumbers`) before the NLP model's, then the higher score, then the longer."""
     chosen: list[Finding] = []
-    for finding in sorted(found, key=lambda f: (-f.score, -(f.end - f.start), f.start)):
+    order = sorted(found, key=lambda f: (f.entity in NER_ENTITIES, -f.score, -(f.end - f.start), f.start))
+    for finding in order:
         if all(finding.end <= other.start or finding.start >= other.end for other in chosen):
             chosen.append(finding)
     return sorted(chosen, key=lambda f: f.start)
