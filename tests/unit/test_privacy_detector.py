@@ -21,6 +21,9 @@ FOUND = [
     ('Appelez le 06 12 34 56 78 svp.', '06 12 34 56 78', 'PHONE_NUMBER'),
     ('Chiama il +39 06 6982 oggi.', '+39 06 6982', 'PHONE_NUMBER'),
     ('Call (415) 555-0132 now.', '(415) 555-0132', 'PHONE_NUMBER'),
+    # Unbroken: not the Steuer-ID or the card its digits without the + would be.
+    ('Llama al +34670214211; gracias.', '+34670214211', 'PHONE_NUMBER'),
+    ('Ring +441134960547 today.', '+441134960547', 'PHONE_NUMBER'),
     ('Pay to ES91 2100 0418 4502 0005 1332 please.', 'ES91 2100 0418 4502 0005 1332', 'IBAN_CODE'),
     ('Card 4111 1111 1111 1111 expires soon.', '4111 1111 1111 1111', 'CREDIT_CARD'),
     ('Login from 192.168.14.200 failed.', '192.168.14.200', 'IP_ADDRESS'),

@@ -166,13 +166,27 @@ def _build() -> Any:
 
 def _without_overlaps(found: list[Finding]) -> list[Finding]:
     """The findings that win their overlaps, in text order: a pattern's (checked by its format, its
-    checksum or `phonenumbers`) before the NLP model's, then the higher score, then the longer."""
+    checksum or `phonenumbers`) before the NLP model's, then the higher score, then the longer. A
+    pattern's finding inside a longer one is part of it (`+34670214211` is a phone, not the
+    Steuer-ID its last eleven digits would be)."""
+    patterns = [f for f in found if f.entity not in NER_ENTITIES]
+    found = [f for f in found if not _inside_another(f, patterns)]
     chosen: list[Finding] = []
     order = sorted(found, key=lambda f: (f.entity in NER_ENTITIES, -f.score, -(f.end - f.start), f.start))
     for finding in order:
         if all(finding.end <= other.start or finding.start >= other.end for other in chosen):
             chosen.append(finding)
     return sorted(chosen, key=lambda f: f.start)
+
+
+def _inside_another(finding: Finding, patterns: list[Finding]) -> bool:
+    """Whether `finding` lies strictly inside one of `patterns` (a longer pattern finding)."""
+    return finding.entity not in NER_ENTITIES and any(
+        other.start <= finding.start
+        and finding.end <= other.end
+        and (other.end - other.start) > (finding.end - finding.start)
+        for other in patterns
+    )
 
 
 def _trimmed(text: str, found: list[Finding]) -> list[Finding]:
