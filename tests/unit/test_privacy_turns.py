@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
+    ModelResponse,
     PartDeltaEvent,
     PartStartEvent,
     TextPart,
@@ -246,3 +247,43 @@ async def test_an_agent_with_its_own_privacy_is_redacted_once(
 @pytest.fixture(autouse=True)
 def fresh_findings() -> None:
     privacy_capability._findings.cache_clear()
+
+
+async def test_instructions_and_nested_runs_are_redacted_too(private: Callable[..., Synapse]) -> None:
+    """The agent's instructions are sent redacted, and an agent a tool runs inside the turn (a
+    nested run) gets `Privacy` from the setting as well."""
+    inner_sent: list[str] = []
+
+    def inner_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        inner_sent.append(ModelMessagesTypeAdapter.dump_json(messages).decode())
+        prompt = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
+        return ModelResponse(parts=[TextPart(f'checked {PLACEHOLDER.findall(prompt)[0]}')])
+
+    helper: Agent[Any, str] = Agent(FunctionModel(inner_model), name='helper')
+    outer_sent: list[str] = []
+
+    async def outer_model(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        outer_sent.append(ModelMessagesTypeAdapter.dump_json(messages).decode() + str(info.instructions))
+        if len(outer_sent) == 1:
+            yield {0: DeltaToolCall(name='check', json_args='{"email": "«EMAIL_1»"}', tool_call_id='x')}
+            return
+        yield 'done'
+
+    agent: Agent[Any, str] = Agent(
+        FunctionModel(stream_function=outer_model), name='desk', instructions=f'The account owner is {IBAN}.'
+    )
+    results: list[str] = []
+
+    @agent.tool_plain
+    async def check(email: str) -> str:
+        result = await helper.run(f'Check {email} please.')
+        results.append(result.output)
+        return result.output
+
+    async with private() as syn:
+        conv = await syn.conversation(agent)
+        await conv.send(f'Check {EMAIL}.')
+    assert outer_sent and all(IBAN not in sent and EMAIL not in sent for sent in outer_sent)
+    assert '«IBAN_1»' in outer_sent[0]
+    assert inner_sent and EMAIL not in inner_sent[0] and '«EMAIL_1»' in inner_sent[0]
+    assert results == [f'checked {EMAIL}']  # restored for the tool that ran it

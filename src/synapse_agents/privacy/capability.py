@@ -157,6 +157,14 @@ class PrivacyCapability(AbstractCapability[Any]):
             return args
         return changed_value(args, state.vault.restore)
 
+    @property
+    def has_wrap_run_event_stream(self) -> bool:
+        """False: restoring the stream is for whoever reads it, and a streamed run wraps its events
+        in every capability's `wrap_run_event_stream` anyway. Saying True would make pydantic-ai
+        stream a plain `run()` (a nested run's) only for this hook, and a model that cannot stream
+        would fail there."""
+        return False
+
     async def wrap_run_event_stream(
         self, ctx: RunContext[Any], *, stream: AsyncIterable[AgentStreamEvent]
     ) -> AsyncIterable[AgentStreamEvent]:
