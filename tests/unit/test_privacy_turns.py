@@ -42,6 +42,7 @@ from synapse_agents.privacy import detector as privacy_detector
 from synapse_agents.privacy import vault_store
 from synapse_agents.privacy.tables import PrivacyVault
 from synapse_agents.store import Store
+from synapse_agents.traces import read
 
 pytestmark = pytest.mark.anyio
 
@@ -287,3 +288,26 @@ async def test_instructions_and_nested_runs_are_redacted_too(private: Callable[.
     assert '«IBAN_1»' in outer_sent[0]
     assert inner_sent and EMAIL not in inner_sent[0] and '«EMAIL_1»' in inner_sent[0]
     assert results == [f'checked {EMAIL}']  # restored for the tool that ran it
+
+
+async def test_the_trace_shows_the_redacted_request_that_was_sent(
+    synapse_of: Callable[..., Synapse], database_url: str
+) -> None:
+    model = Recorder()
+    async with synapse_of(privacy_enabled=True, debug=True) as syn:
+        conv = await syn.conversation(model.agent())
+        reply = await conv.send(f'Find the customer {EMAIL}, please.')
+    store = Store.open(database_url, Path('/nonexistent'))
+    try:
+        tree = read.tree(store, reply.run_id)
+        assert tree is not None
+        calls = [child for child in tree['children'] if child['kind'] == 'model']
+        details = [read.call_detail(store, call['id']) for call in calls]
+    finally:
+        store.close()
+    assert len(details) == 2
+    shown = json.dumps([detail['data'] for detail in details if detail is not None], ensure_ascii=False)
+    assert '«EMAIL_1»' in shown and '«PHONE_1»' in shown
+    assert EMAIL not in shown and PHONE not in shown
+    # The response as the model wrote it, placeholders and all.
+    assert 'Call «EMAIL_1» or «PHONE_1» or «US_SSN_1», thanks.' in shown
