@@ -11,7 +11,7 @@ import pytest
 
 from synapse_agents.errors import DetectorUnavailable
 from synapse_agents.privacy import detector as detector_module
-from synapse_agents.privacy.detector import Detector, detector, reset_detector
+from synapse_agents.privacy.detector import CHUNK, Detector, detector, reset_detector
 
 FOUND = [
     ('Write to ana.garcia@example.com today.', 'ana.garcia@example.com', 'EMAIL_ADDRESS'),
@@ -48,6 +48,14 @@ def test_it_finds_each_kind_of_identifier(built: Detector, text: str, value: str
     assert found == [(value, entity)]
     # With names redacted too, an identifier the NER takes into a name's span is still itself.
     assert (value, entity) in [(text[f.start : f.end], f.entity) for f in built.find(text, keep=[])]
+
+
+def test_a_long_text_is_read_whole(built: Detector) -> None:
+    filler = 'All quiet here. ' * 1_300  # 20,800 characters: past one window
+    edge = CHUNK - 8  # a phone across the first window's end
+    text = filler[:edge] + ' +34 612 345 678 ' + filler + ' Last: ana@example.com.'
+    found = [(text[f.start : f.end], f.entity) for f in built.find(text, keep=['PERSON', 'LOCATION'])]
+    assert found == [('+34 612 345 678', 'PHONE_NUMBER'), ('ana@example.com', 'EMAIL_ADDRESS')]
 
 
 def test_a_wrong_key_is_no_nir(built: Detector) -> None:

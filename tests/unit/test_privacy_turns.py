@@ -192,7 +192,7 @@ async def test_a_detector_that_cannot_be_built_fails_the_turn_before_any_request
 ) -> None:
     monkeypatch.setattr(privacy_detector, 'MODEL_PACKAGE', 'no_such_spacy_pipeline')
     privacy_detector.reset_detector()
-    privacy_capability._findings.cache_clear()
+    privacy_capability._remembered.cache_clear()
     model = Recorder()
     try:
         async with private() as syn:
@@ -247,7 +247,7 @@ async def test_an_agent_with_its_own_privacy_is_redacted_once(
 
 @pytest.fixture(autouse=True)
 def fresh_findings() -> None:
-    privacy_capability._findings.cache_clear()
+    privacy_capability._remembered.cache_clear()
 
 
 async def test_instructions_and_nested_runs_are_redacted_too(private: Callable[..., Synapse]) -> None:

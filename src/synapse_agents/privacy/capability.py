@@ -63,7 +63,7 @@ from ..settings import Settings
 from ..store import Store
 from ..store.in_turn import in_turn
 from . import vault_store
-from .detector import Finding, detector
+from .detector import CHUNK, Finding, detector
 from .messages import changed_messages, changed_parameters, changed_response, changed_value
 from .vault import Replaced, StreamRestorer, Vault
 
@@ -73,9 +73,16 @@ DEFAULT_EXCEPT: tuple[str, ...] = ('PERSON',)
 NOTICE_KIND = 'redacted'
 
 
-@functools.lru_cache(maxsize=8192)
 def _findings(text: str, keep: frozenset[str]) -> tuple[Finding, ...]:
-    """The detector's findings, remembered: a history is sent again at every request of every turn."""
+    """The detector's findings; a text up to `CHUNK` characters long is remembered (a history is sent
+    again at every request of every turn), a longer one is read again."""
+    if len(text) > CHUNK:
+        return tuple(detector().find(text, keep))
+    return _remembered(text, keep)
+
+
+@functools.lru_cache(maxsize=4096)
+def _remembered(text: str, keep: frozenset[str]) -> tuple[Finding, ...]:
     return tuple(detector().find(text, keep))
 
 

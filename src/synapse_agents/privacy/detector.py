@@ -66,6 +66,11 @@ ENTITIES: dict[str, str] = {
 """Each entity the detector finds (Presidio's names, which `privacy_except` uses) and the word its
 placeholders carry (`«EMAIL_1»`)."""
 
+CHUNK = 20_000
+"""The longest text analysed at once (spaCy's time grows with it; its limit is 1,000,000)."""
+OVERLAP = 200
+"""Characters two windows of a long text share, so a value across a window's edge is whole in one."""
+
 NER_ENTITIES = frozenset({'PERSON', 'LOCATION'})
 """The entities the NLP model finds (the others are patterns and checksums)."""
 
@@ -95,24 +100,37 @@ class Detector:
     def find(self, text: str, keep: Iterable[str] = ()) -> list[Finding]:
         """The values in `text` of every entity but those in `keep`, in order, never overlapping
         (where two findings overlap, a pattern's wins over the NLP model's, then the higher score,
-        then the longer one).
+        then the longer one). A text longer than `CHUNK` is read in overlapping windows.
         `DetectorUnavailable` when the analyzer fails."""
         kept = set(keep)
         wanted = [entity for entity in ENTITIES if entity not in kept]
         if not wanted or not text.strip():
             return []
+        found: list[Finding] = []
+        start = 0
+        while True:
+            window = text[start : start + CHUNK]
+            found += [
+                Finding(f.start + start, f.end + start, f.entity, f.score)
+                for f in self._analyse(window, wanted)
+            ]
+            if start + CHUNK >= len(text):
+                break
+            start += CHUNK - OVERLAP
+        return _trimmed(text, _without_overlaps(found))
+
+    def _analyse(self, text: str, wanted: list[str]) -> list[Finding]:
         try:
             results = self.analyzer.analyze(
                 text=text, language='en', entities=wanted, score_threshold=MIN_SCORE
             )
         except Exception as exc:
             raise DetectorUnavailable(f'The PII detector failed: {type(exc).__name__}: {exc}') from exc
-        found = [
+        return [
             Finding(r.start, r.end, r.entity_type, float(r.score))
             for r in results
-            if r.entity_type in ENTITIES and r.entity_type not in kept
+            if r.entity_type in ENTITIES and r.entity_type in wanted
         ]
-        return _trimmed(text, _without_overlaps(found))
 
 
 def detector() -> Detector:
