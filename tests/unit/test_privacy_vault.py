@@ -3,8 +3,10 @@ stored form (encrypted, tenant-keyed, merged) on every selected database."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import BinaryContent, ModelRequest, ToolReturnPart, UserPromptPart
 from sqlalchemy import select
 
 from synapse_agents.encryption import SecretBox, new_key
@@ -91,6 +93,18 @@ def test_messages_are_copied_never_changed() -> None:
     assert copy[1].parts[0].content == {'rows': [{'mail': '«EMAIL_1»'}]}  # type: ignore[union-attr]
     assert original[0].parts[0].content == 'write to ana@example.com'  # type: ignore[union-attr]
     assert original[1].parts[0].content == {'rows': [{'mail': 'ana@example.com'}]}  # type: ignore[union-attr]
+
+
+def test_a_text_file_is_redacted_and_an_image_is_not() -> None:
+    note = BinaryContent(data=b'Mail ana@example.com', media_type='text/plain')
+    image = BinaryContent(data=b'\x89PNG ana@example.com', media_type='image/png')
+    original = [ModelRequest(parts=[UserPromptPart(['see the files', note, image])])]
+    vault = Vault()
+    (copy,) = changed_messages(original, lambda text: redacted(vault, text))
+    content: list[Any] = list(copy.parts[0].content)  # type: ignore[union-attr,arg-type]
+    assert content[1].data == 'Mail «EMAIL_1»'.encode() and content[1].media_type == 'text/plain'
+    assert content[2] is image
+    assert note.data == b'Mail ana@example.com'
 
 
 def box() -> SecretBox:

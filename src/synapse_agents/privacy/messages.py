@@ -2,9 +2,10 @@
 
 Only copies are made (`dataclasses.replace`): the run's history and the stored conversation are
 never changed in place. What is text: a part's `content` (a prompt, an instruction, a tool's return
-at any depth of its dicts and lists, a reply, a thought), a tool call's `args` (a JSON string or a
-dict, at any depth), a request's `instructions`, and the instruction parts of the request's
-parameters. Names, ids, timestamps and files are left as they are.
+at any depth of its dicts and lists, a reply, a thought), a text file sent with a prompt (`text/*`,
+JSON, XML, YAML), a tool call's `args` (a JSON string or a dict, at any depth), a request's
+`instructions`, and the instruction parts of the request's parameters. Names, ids, timestamps and
+other files (images, PDFs, audio: nothing to read them with here) are left as they are.
 """
 
 from __future__ import annotations
@@ -13,13 +14,17 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
+from pydantic_ai.messages import BinaryContent, ModelMessage, ModelRequest, ModelResponse
 from pydantic_ai.models import ModelRequestParameters
 
 Change = Callable[[str], str]
 T = TypeVar('T')
 
 _TEXT_FIELDS = ('content', 'args')
+TEXT_MEDIA_TYPES = frozenset(
+    {'application/json', 'application/xml', 'application/x-yaml', 'application/yaml'}
+)
+"""Files read as text besides `text/*`."""
 
 
 def changed_value(value: T, change: Change) -> T:
@@ -36,9 +41,25 @@ def changed_value(value: T, change: Change) -> T:
         items_list = [changed_value(item, change) for item in value]
         if any(new is not old for new, old in zip(items_list, value, strict=True)):
             result = type(value)(items_list)
+    elif isinstance(value, BinaryContent):
+        result = _changed_file(value, change)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         result = _changed_part(value, change)
     return result  # type: ignore[no-any-return]
+
+
+def _changed_file(file: BinaryContent, change: Change) -> BinaryContent:
+    """A text file (`text/*`, JSON, XML) with its text changed; any other file as it is."""
+    if not (file.media_type.startswith('text/') or file.media_type in TEXT_MEDIA_TYPES):
+        return file
+    try:
+        text = file.data.decode('utf-8')
+    except UnicodeDecodeError:
+        return file
+    new = change(text)
+    if new == text:
+        return file
+    return BinaryContent(data=new.encode('utf-8'), media_type=file.media_type, identifier=file.identifier)
 
 
 def _changed_part(part: Any, change: Change) -> Any:
