@@ -311,3 +311,9 @@ async def test_the_trace_shows_the_redacted_request_that_was_sent(
     assert EMAIL not in shown and PHONE not in shown
     # The response as the model wrote it, placeholders and all.
     assert 'Call «EMAIL_1» or «PHONE_1» or «US_SSN_1», thanks.' in shown
+
+
+def test_keep_is_a_list_of_entity_names() -> None:
+    with pytest.raises(ValueError, match='keep is a list'):
+        Privacy(keep='PERSON')  # type: ignore[arg-type]
+    assert Privacy(keep=['PERSON']).keep == ['PERSON']

@@ -112,6 +112,12 @@ class PrivacyCapability(AbstractCapability[Any]):
     """The `secret_key` and `privacy_except` settings; unset: the Synapse turn's."""
     _state: _RunState | None = field(default=None, init=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if self.keep is not None and (
+            isinstance(self.keep, str) or not all(isinstance(entity, str) for entity in self.keep)
+        ):
+            raise ValueError(f"Privacy: keep is a list of entity names such as ['PERSON'], not {self.keep!r}")
+
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         run = replace(self)  # each run its own vault
         run._state = None
@@ -193,22 +199,25 @@ class PrivacyCapability(AbstractCapability[Any]):
         return turn.settings if turn is not None else None
 
     async def _started(self, ctx: RunContext[Any]) -> _RunState:
-        """The run's state, made at its first request: the detector built (fail closed), the
-        conversation's vault and flag read."""
-        if self._state is not None:
-            return self._state
-        await anyio.to_thread.run_sync(detector)  # DetectorUnavailable before anything is sent
+        """The run's state, made at its first request: the conversation's vault and flag read, and,
+        when it redacts, the detector built (`DetectorUnavailable` before anything is sent)."""
+        if self._state is None:
+            self._state = await self._state_of(ctx)
+            if self._state.active:
+                await anyio.to_thread.run_sync(detector)
+        return self._state
+
+    async def _state_of(self, ctx: RunContext[Any]) -> _RunState:
         turn = in_turn()
         store = self.store or (turn.store if turn is not None else None)
         conversation_id = ctx.conversation_id
         if store is None or not conversation_id:
-            self._state = _RunState(active=True, vault=Vault())
-            return self._state
+            return _RunState(active=True, vault=Vault())
         settings = self._settings() or Settings()
         box = vault_store.box_for(settings)
         tenant = Scope.of(ctx).label('tenant')
         stored = await anyio.to_thread.run_sync(vault_store.load, store, box, conversation_id, tenant)
-        self._state = _RunState(
+        return _RunState(
             active=stored.anonymize_pii,
             vault=stored.vault,
             store=store,
@@ -216,7 +225,6 @@ class PrivacyCapability(AbstractCapability[Any]):
             conversation_id=conversation_id,
             tenant=tenant,
         )
-        return self._state
 
     def _notify(self, state: _RunState, sent: list[Replaced]) -> None:
         """Show the placeholders a request carried (the first request that carried each)."""
