@@ -120,6 +120,7 @@ def test_the_stored_vault_is_sealed_tenant_keyed_and_merged(store: Store) -> Non
         (row,) = session.scalars(select(PrivacyVault))
         assert row.entries == 2 and row.tenant == 'firm:7' and row.anonymize_pii is True
         assert row.sealed and 'ana@example.com' not in row.sealed and '612' not in row.sealed
+    assert vault_store.status(store, 'conv-1', 'firm:7').placeholders == 2
     loaded = vault_store.load(store, key, 'conv-1', 'firm:7')
     assert [e.value for e in loaded.vault.entries()] == ['ana@example.com', '+34 612 345 678']
     assert len(vault_store.load(store, key, 'conv-1', None).vault) == 0  # another tenant: nothing
@@ -144,6 +145,8 @@ def test_the_flag_is_per_conversation(store: Store) -> None:
     assert vault_store.anonymize_pii(store, 'conv-2') is False
     assert vault_store.anonymize_pii(store, 'conv-3') is True
     assert vault_store.load(store, box(), 'conv-2', None).anonymize_pii is False
+    assert vault_store.status(store, 'conv-2') == vault_store.Status(anonymize_pii=False, placeholders=0)
+    assert vault_store.status(store, 'conv-3') == vault_store.Status(anonymize_pii=True, placeholders=0)
 
 
 def test_production_without_a_key_fails_closed() -> None:

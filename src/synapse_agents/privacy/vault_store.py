@@ -81,6 +81,25 @@ def anonymize_pii(store: Store, conversation_id: str, tenant: str | None = None)
         return row is None or row.tenant != tenant or bool(row.anonymize_pii)
 
 
+@dataclass(frozen=True)
+class Status:
+    """What may be shown of a conversation's privacy: whether it redacts, and how many placeholders
+    its vault holds (never a value: the values need the key, and `load`)."""
+
+    anonymize_pii: bool
+    placeholders: int
+
+
+def status(store: Store, conversation_id: str, tenant: str | None = None) -> Status:
+    """The conversation's `Status` (redacting, no placeholders yet, when nothing is stored); reads no
+    ciphertext, so it needs no key (for a listing or the playground's marker)."""
+    with store.read() as session:
+        row = session.get(PrivacyVault, conversation_id)
+        if row is None or row.tenant != tenant:
+            return Status(anonymize_pii=True, placeholders=0)
+        return Status(anonymize_pii=bool(row.anonymize_pii), placeholders=row.entries or 0)
+
+
 def _opened(box: SecretBox, row: PrivacyVault) -> Vault:
     if not row.sealed:
         return Vault()
