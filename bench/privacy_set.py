@@ -102,14 +102,15 @@ def _nino(rng: random.Random) -> str:
     return f'{first}{second} {numbers} {rng.choice("ABCD")}'
 
 
-def _national_id(fake: Faker, locale: str, rng: random.Random) -> str:
+def _national_id(fake: Faker, locale: str, rng: random.Random, index: int) -> tuple[str, str]:
+    """A national number of the locale and its entity (Spain's alternate DNI/NIF and NIE)."""
     if locale == 'de_DE':
-        return _steuer_id(rng)
+        return _steuer_id(rng), 'DE_TAX_ID'
     if locale == 'en_GB':
-        return _nino(rng)
+        return _nino(rng), 'UK_NINO'
     if locale == 'es_ES':
-        return str(fake.nif())
-    return str(fake.ssn())
+        return (str(fake.nie()), 'ES_NIE') if index % 4 == 2 else (str(fake.nif()), 'ES_NIF')
+    return str(fake.ssn()), ID_ENTITY[locale]
 
 
 def samples(per_locale: int, seed: int = 32) -> list[Sample]:
@@ -121,27 +122,28 @@ def samples(per_locale: int, seed: int = 32) -> list[Sample]:
         rng = random.Random(f'{seed}-{locale}')
         templates = TEMPLATES[locale[:2]]
         for index in range(per_locale):
+            national, id_entity = _national_id(fake, locale, rng, index)
             values = {
                 'PERSON': fake.name(),
                 'EMAIL_ADDRESS': fake.email(),
                 'PHONE_NUMBER': fake.phone_number(),
-                'ID': _national_id(fake, locale, rng),
+                'ID': national,
                 'CREDIT_CARD': fake.credit_card_number(),
                 'IBAN_CODE': fake.iban(),
                 'IP_ADDRESS': fake.ipv4() if index % 4 else fake.ipv6(),
             }
-            made.append(_filled(locale, templates[index % len(templates)], values))
+            made.append(_filled(locale, templates[index % len(templates)], values, id_entity))
     return made
 
 
-def _filled(locale: str, template: str, values: dict[str, str]) -> Sample:
+def _filled(locale: str, template: str, values: dict[str, str], id_entity: str) -> Sample:
     text, labels, rest = '', [], template
     while '{' in rest:
         before, _, after = rest.partition('{')
         slot, _, rest = after.partition('}')
         text += before
         value = values[slot]
-        entity = ID_ENTITY[locale] if slot == 'ID' else slot
+        entity = id_entity if slot == 'ID' else slot
         labels.append(Label(len(text), len(text) + len(value), entity, value))
         text += value
     return Sample(locale, text + rest, tuple(labels))
