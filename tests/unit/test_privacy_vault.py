@@ -3,17 +3,25 @@ stored form (encrypted, tenant-keyed, merged) on every selected database."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import BinaryContent, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from sqlalchemy import select
 
 from synapse_agents.encryption import SecretBox, new_key
 from synapse_agents.errors import PrivacyUnavailable
 from synapse_agents.privacy import vault_store
 from synapse_agents.privacy.detector import Finding
-from synapse_agents.privacy.messages import changed_messages
+from synapse_agents.privacy.messages import changed_messages, changed_response
 from synapse_agents.privacy.tables import PrivacyVault
 from synapse_agents.privacy.vault import Entry, StreamRestorer, Vault
 from synapse_agents.settings import Settings
@@ -93,6 +101,15 @@ def test_messages_are_copied_never_changed() -> None:
     assert copy[1].parts[0].content == {'rows': [{'mail': '«EMAIL_1»'}]}  # type: ignore[union-attr]
     assert original[0].parts[0].content == 'write to ana@example.com'  # type: ignore[union-attr]
     assert original[1].parts[0].content == {'rows': [{'mail': 'ana@example.com'}]}  # type: ignore[union-attr]
+
+
+def test_tool_arguments_stay_valid_json_when_restored() -> None:
+    vault = Vault([Entry('«PERSON_1»', 'PERSON', 'Ana "la Jefa" O\\Brien')])
+    call = ModelResponse(parts=[ToolCallPart('find', '{"who": "«PERSON_1»", "n": 2}', tool_call_id='1')])
+    restored = changed_response(call, vault.restore)
+    args = restored.parts[0].args  # type: ignore[union-attr]
+    assert isinstance(args, str) and json.loads(args) == {'who': 'Ana "la Jefa" O\\Brien', 'n': 2}
+    assert call.parts[0].args == '{"who": "«PERSON_1»", "n": 2}'  # type: ignore[union-attr]
 
 
 def test_a_text_file_is_redacted_and_an_image_is_not() -> None:

@@ -3,14 +3,16 @@
 Only copies are made (`dataclasses.replace`): the run's history and the stored conversation are
 never changed in place. What is text: a part's `content` (a prompt, an instruction, a tool's return
 at any depth of its dicts and lists, a reply, a thought), a text file sent with a prompt (`text/*`,
-JSON, XML, YAML), a tool call's `args` (a JSON string or a dict, at any depth), a request's
-`instructions`, and the instruction parts of the request's parameters. Names, ids, timestamps and
-other files (images, PDFs, audio: nothing to read them with here) are left as they are.
+JSON, XML, YAML), a tool call's `args` (a dict, or a JSON string read and written back, at any
+depth), a request's `instructions`, and the instruction parts of the request's parameters. Names,
+ids, timestamps and other files (images, PDFs, audio: nothing to read them with here) are left as
+they are.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -71,7 +73,11 @@ def _changed_part(part: Any, change: Change) -> Any:
         old = getattr(part, name)
         if isinstance(old, bytes) or old is None:
             continue
-        new = changed_value(old, change)
+        new = (
+            _changed_args(old, change)
+            if name == 'args' and isinstance(old, str)
+            else changed_value(old, change)
+        )
         if new is not old and new != old:
             updates[name] = new
     if not updates:
@@ -83,6 +89,19 @@ def _changed_part(part: Any, change: Change) -> Any:
         for name, new in updates.items():
             object.__setattr__(copied, name, new)
         return copied
+
+
+def _changed_args(args: str, change: Change) -> str:
+    """A tool call's JSON arguments with each string in them changed (re-serialised, so a value with a
+    quote or a backslash stays valid JSON); text that is not JSON is changed as text."""
+    try:
+        parsed = json.loads(args)
+    except ValueError:
+        return change(args)
+    if not isinstance(parsed, dict | list):
+        return change(args)
+    new = changed_value(parsed, change)
+    return args if new is parsed else json.dumps(new, ensure_ascii=False)
 
 
 def changed_messages(messages: Sequence[ModelMessage], change: Change) -> list[ModelMessage]:
