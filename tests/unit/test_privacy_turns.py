@@ -145,7 +145,8 @@ async def test_no_detected_value_leaves_and_placeholders_hold_across_turns(
     stored = rows(database_url, Message, first.conversation_id)
     everything = json.dumps([[m.content, m.model_messages, m.parts] for m in stored], default=str)
     assert EMAIL in everything and PHONE in everything
-    assert not PLACEHOLDER.search(' '.join(m.content for m in stored if m.role != 'notice'))
+    kept = [[m.content, m.model_messages, m.parts] for m in stored if m.role != 'notice']
+    assert not PLACEHOLDER.search(json.dumps(kept, ensure_ascii=False, default=str))
     # Each request that carried placeholders said which (never the value).
     notices = [m for m in stored if m.role == 'notice']
     assert notices and all(EMAIL not in json.dumps(n.meta) for n in notices)

@@ -10,9 +10,10 @@ detector calls when it is built (the first turn with privacy on), not when this 
   list bundled with `tldextract` (`OFFLINE_TLD`), never the copy `tldextract` fetches on first use.
 - `PhoneNumbers`: `phonenumbers` across `PHONE_REGIONS`, at its `POSSIBLE` leniency (Faker's and
   many real numbers fail the stricter `VALID` metadata check), but only as a whole token of at
-  least `MIN_PHONE_DIGITS` digits: a run of digits inside an IBAN, an e-mail or an IP is not a phone.
+  least `MIN_PHONE_DIGITS` digits: a run of digits inside an IBAN or an e-mail, or an IPv4 address,
+  is not a phone.
 - `Cards`: Presidio's card pattern misses 12- and 19-digit cards; this one takes 12 to 19 digits in
-  groups, Luhn-checked.
+  groups (and the 15-digit JCB numbers that start 1800 or 2131, and Maestro's 0604), Luhn-checked.
 - `FrNirRecognizer`: France's NIR (numéro de sécurité sociale, 13 digits and a 2-digit key), with
   its key checked (Presidio has none).
 """
@@ -28,6 +29,7 @@ PHONE_REGIONS: tuple[str, ...] = ('US', 'GB', 'ES', 'FR', 'DE', 'IT')
 any region are found whatever the list)."""
 
 MIN_PHONE_DIGITS = 7
+_DOTTED_QUAD = re.compile(r'\d{1,3}(?:\.\d{1,3}){3}')
 PHONE_SCORE = 0.4
 """Below a national id's pattern score: `876-39-6901` is a US SSN before it is a phone."""
 
@@ -95,6 +97,8 @@ def _classes() -> dict[str, type[Any]]:
                         continue
                     if sum(ch.isdigit() for ch in match.raw_string) < MIN_PHONE_DIGITS:
                         continue
+                    if _DOTTED_QUAD.fullmatch(match.raw_string):
+                        continue  # an IPv4 address
                     seen.add(span)
                     results.append(
                         RecognizerResult(
@@ -121,6 +125,7 @@ def _classes() -> dict[str, type[Any]]:
         PATTERNS = [
             Pattern('card (12-19 digits)', r'\b[2-6]\d{3}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?\b', 0.3),
             Pattern('card (unbroken)', r'\b[2-6]\d{11,18}\b', 0.3),
+            Pattern('card (JCB 1800/2131, Maestro 0604)', r'\b(?:1800|2131)\d{11}\b|\b0604\d{8,15}\b', 0.3),
         ]
 
         def __init__(self) -> None:
