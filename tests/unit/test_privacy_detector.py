@@ -32,6 +32,7 @@ FOUND = [
     ('Mi DNI es 12345678Z.', '12345678Z', 'ES_NIF'),
     ('Mi NIE es X1234567L.', 'X1234567L', 'ES_NIE'),
     ('Mon NIR: 2 84 05 73 108 043 19.', '2 84 05 73 108 043 19', 'FR_NIR'),
+    ('Mon NIR est 284057314104396.', '284057314104396', 'FR_NIR'),  # Luhn-valid too: not a card
     ('Steuer-ID 86095742719 gemeldet.', '86095742719', 'DE_TAX_ID'),
     ('Codice fiscale RSSMRA85T10A562S registrato.', 'RSSMRA85T10A562S', 'IT_FISCAL_CODE'),
     ('NINO AB 12 34 56 C on file.', 'AB 12 34 56 C', 'UK_NINO'),

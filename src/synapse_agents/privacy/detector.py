@@ -74,6 +74,10 @@ OVERLAP = 200
 NER_ENTITIES = frozenset({'PERSON', 'LOCATION'})
 """The entities the NLP model finds (the others are patterns and checksums)."""
 
+LOOSER = {'CREDIT_CARD': 1, 'PHONE_NUMBER': 2}
+"""Between two findings of one score, the stricter check wins: a national number's structure and
+check digits before a card's Luhn digit (one number in ten passes it), a card before a phone."""
+
 MIN_SCORE = 0.35
 """Findings Presidio scores lower are left alone (a bare nine-digit number as a US SSN scores 0.05)."""
 
@@ -188,13 +192,23 @@ def _build() -> Any:
 
 def _without_overlaps(found: list[Finding]) -> list[Finding]:
     """The findings that win their overlaps, in text order: a pattern's (checked by its format, its
-    checksum or `phonenumbers`) before the NLP model's, then the higher score, then the longer. A
+    checksum or `phonenumbers`) before the NLP model's, then the higher score, then the stricter
+    check (`LOOSER`), then the longer. A
     pattern's finding inside a longer one is part of it (`+34670214211` is a phone, not the
     Steuer-ID its last eleven digits would be)."""
     patterns = [f for f in found if f.entity not in NER_ENTITIES]
     found = [f for f in found if not _inside_another(f, patterns)]
     chosen: list[Finding] = []
-    order = sorted(found, key=lambda f: (f.entity in NER_ENTITIES, -f.score, -(f.end - f.start), f.start))
+    order = sorted(
+        found,
+        key=lambda f: (
+            f.entity in NER_ENTITIES,
+            -f.score,
+            LOOSER.get(f.entity, 0),
+            -(f.end - f.start),
+            f.start,
+        ),
+    )
     for finding in order:
         if all(finding.end <= other.start or finding.start >= other.end for other in chosen):
             chosen.append(finding)
