@@ -36,7 +36,9 @@ from sqlalchemy import select
 from synapse_agents import Synapse
 from synapse_agents.capabilities import Privacy
 from synapse_agents.conversations.tables import Message
+from synapse_agents.demo.distiller import demo_distiller
 from synapse_agents.errors import DetectorUnavailable
+from synapse_agents.memory import book, distiller
 from synapse_agents.privacy import capability as privacy_capability
 from synapse_agents.privacy import detector as privacy_detector
 from synapse_agents.privacy import vault_store
@@ -318,3 +320,32 @@ def test_keep_is_a_list_of_entity_names() -> None:
     with pytest.raises(ValueError, match='keep is a list'):
         Privacy(keep='PERSON')  # a str is a Sequence[str]: caught at run time
     assert Privacy(keep=['PERSON']).keep == ['PERSON']
+
+
+async def test_distilling_memories_sends_the_conversation_redacted(
+    private: Callable[..., Synapse], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The memory distiller runs outside the turns, on the task queue: with `privacy_enabled` its
+    transcript leaves redacted too, and the memories it writes are restored."""
+    heard: list[str] = []
+
+    def recording() -> FunctionModel:
+        demo = demo_distiller()
+
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            heard.append(ModelMessagesTypeAdapter.dump_json(messages).decode())
+            assert demo.function is not None
+            return demo.function(messages, info)  # type: ignore[return-value]
+
+        return FunctionModel(respond, model_name='recording-distiller')
+
+    monkeypatch.setattr(distiller, 'demo_distiller', recording)
+    async with private(memory_model='demo') as syn:
+        conv = await syn.conversation(Recorder().agent(), tenant=('firm', '7'))
+        await conv.send(f'We bill clients fortnightly from {EMAIL}.')
+        assert conv.id is not None
+        outcome = await distiller.distil(syn.runtime.store, syn.runtime.settings, conv.id)
+        rows, _ = book.listing(syn.runtime.store, book.MemoryFilters())
+    assert outcome.error is None and heard
+    assert EMAIL not in ''.join(heard) and '«EMAIL_1»' in ''.join(heard)
+    assert [r.content for r in rows] == [f'We bill clients fortnightly from {EMAIL}.']
