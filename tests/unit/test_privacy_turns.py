@@ -34,7 +34,8 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from sqlalchemy import select
 
 from synapse_agents import Synapse
-from synapse_agents.capabilities import Privacy
+from synapse_agents.capabilities import Compression, Privacy
+from synapse_agents.compression.tables import HistorySummary
 from synapse_agents.conversations.tables import Message
 from synapse_agents.demo.distiller import demo_distiller
 from synapse_agents.errors import DetectorUnavailable
@@ -349,3 +350,30 @@ async def test_distilling_memories_sends_the_conversation_redacted(
     assert outcome.error is None and heard
     assert EMAIL not in ''.join(heard) and '«EMAIL_1»' in ''.join(heard)
     assert [r.content for r in rows] == [f'We bill clients fortnightly from {EMAIL}.']
+
+
+async def test_a_compression_summary_is_asked_redacted_and_stored_in_clear(
+    private: Callable[..., Synapse], database_url: str
+) -> None:
+    asked: list[str] = []
+
+    def summarise(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
+        asked.append(prompt)
+        return ModelResponse(
+            parts=[TextPart('They asked about ' + ' and '.join(PLACEHOLDER.findall(prompt)))]
+        )
+
+    model = Recorder()
+    compression = Compression(budget_tokens=120, keep_last=1, model=FunctionModel(summarise))
+    async with private() as syn:
+        conv = await syn.conversation(model.agent(compression), tenant=('firm', '7'))
+        for index in range(3):
+            await conv.send(f'Question {index}: find the customer {EMAIL}, or {IBAN}.')
+        assert conv.id is not None
+    assert asked, 'the conversation should have been compressed'
+    assert not any(EMAIL in prompt or IBAN in prompt for prompt in asked)
+    for value in VALUES:
+        assert value not in model.sent()
+    (summary,) = rows(database_url, HistorySummary, conv.id)
+    assert summary.summary is not None and EMAIL in summary.summary and '«' not in summary.summary
