@@ -57,6 +57,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
 
+from ..encryption import SecretBox
 from ..events import Notice
 from ..scope import Scope
 from ..settings import Settings
@@ -93,7 +94,7 @@ class _RunState:
     active: bool
     vault: Vault
     store: Store | None = None
-    box: Any = None
+    box: SecretBox | None = None
     conversation_id: str | None = None
     tenant: str | None = None
     notified: set[str] = field(default_factory=set)
@@ -145,9 +146,10 @@ class PrivacyCapability(AbstractCapability[Any]):
             return replace(request_context, messages=messages, model_request_parameters=parameters)
 
         redacted = await anyio.to_thread.run_sync(redact_all)  # the detector is CPU work
-        if state.vault.changed and state.store is not None and state.conversation_id is not None:
+        store, box, conversation_id = state.store, state.box, state.conversation_id
+        if state.vault.changed and store is not None and box is not None and conversation_id is not None:
             await anyio.to_thread.run_sync(
-                vault_store.save, state.store, state.box, state.conversation_id, state.tenant, state.vault
+                vault_store.save, store, box, conversation_id, state.tenant, state.vault
             )
         self._notify(state, sent)
         return redacted
