@@ -4,10 +4,12 @@ fails closed (`DetectorUnavailable`) when it cannot be built or run."""
 from __future__ import annotations
 
 import socket
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
+import spacy
 
 from synapse_agents.errors import DetectorUnavailable
 from synapse_agents.privacy import detector as detector_module
@@ -128,3 +130,13 @@ def test_an_analyzer_error_is_detector_unavailable() -> None:
 
     with pytest.raises(DetectorUnavailable, match='spaCy crashed'):
         Detector(Broken()).find('ana@example.com')
+
+
+def test_the_pipeline_fits_the_installed_spacy(built: Detector) -> None:
+    meta = built.analyzer.nlp_engine.nlp['en'].meta
+    installed = version('spacy')
+    assert spacy.util.is_compatible_version(installed, meta['spacy_version']), (
+        installed,
+        meta['spacy_version'],
+    )
+    assert 'ner' in built.analyzer.nlp_engine.nlp['en'].pipe_names
