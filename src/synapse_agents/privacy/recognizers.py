@@ -1,13 +1,15 @@
 """The recognizers the privacy detector runs: Presidio's own where they hold, ours where they are weak.
 
-Presidio and spaCy take about 1.5 s to import, so they are imported by `recognizers()`, which the
-detector calls when it is built (the first turn with privacy on), not when this module is.
+Presidio and spaCy take about 1.5 s to import, so they are imported inside `recognizers()` (and the
+classes below are defined, once, by `_classes()`), which the detector calls when it is built (the
+first turn with privacy on), not when this module is imported.
 
 - Presidio's predefined recognizers: IBAN, IP, Spain's NIF and NIE, Italy's codice fiscale, the
   UK's NINO, the US SSN, Germany's Steuer-ID and Personalausweis, and spaCy's person names and
   places. The country ones are made for the one language every text is analysed in (`en`).
 - `OfflineEmailRecognizer`: Presidio's e-mail pattern, its domain checked against the public-suffix
-  list bundled with `tldextract` (`OFFLINE_TLD`), never the copy `tldextract` fetches on first use.
+  list bundled with `tldextract` (`TLDExtract(suffix_list_urls=(), cache_dir=None)`), never the copy
+  `tldextract` fetches on first use, and nothing written to its cache folder.
 - `PhoneNumbers`: `phonenumbers` across `PHONE_REGIONS`, at its `POSSIBLE` leniency (Faker's and
   many real numbers fail the stricter `VALID` metadata check), but only as a whole token of at
   least `MIN_PHONE_DIGITS` digits: a run of digits inside an IBAN or an e-mail, or an IPv4 address,
