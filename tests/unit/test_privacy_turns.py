@@ -44,6 +44,7 @@ from synapse_agents.privacy import capability as privacy_capability
 from synapse_agents.privacy import detector as privacy_detector
 from synapse_agents.privacy import vault_store
 from synapse_agents.privacy.tables import PrivacyVault
+from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
 from synapse_agents.traces import read
 
@@ -377,3 +378,15 @@ async def test_a_compression_summary_is_asked_redacted_and_stored_in_clear(
         assert value not in model.sent()
     (summary,) = rows(database_url, HistorySummary, conv.id)
     assert summary.summary is not None and EMAIL in summary.summary and '«' not in summary.summary
+
+
+@pytest.mark.parametrize(
+    ('value', 'kept'), [('', []), ('[]', []), ('PERSON,LOCATION', ['PERSON', 'LOCATION'])]
+)
+def test_privacy_except_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, value: str, kept: list[str]
+) -> None:
+    monkeypatch.setenv('SYNAPSE_PRIVACY_EXCEPT', value)
+    assert load_settings().settings.privacy_except == kept
+    monkeypatch.delenv('SYNAPSE_PRIVACY_EXCEPT')
+    assert load_settings().settings.privacy_except == ['PERSON']
