@@ -199,7 +199,8 @@ class Memory(MemoryCapability):
 @dataclass(eq=False)
 class Privacy(PrivacyCapability):
     """Personal data replaced by placeholders in what leaves for the model, restored in the reply,
-    the stream and the tools' arguments (docs/privacy.md). Put it last among the agent's capabilities.
+    the stream and the tools' arguments (docs/privacy.md). It orders itself inside `Rules`, `Memory`
+    and `Compression`; a capability of your own that adds text to requests must be listed before it.
 
     `Privacy(keep=['PERSON'])`: `keep` lists the entities left in clear (unset: the `privacy_except`
     setting, `['PERSON']` by default; `[]` redacts everything). In Synapse's turns the vault is the

@@ -353,9 +353,12 @@ async def test_distilling_memories_sends_the_conversation_redacted(
     assert [r.content for r in rows] == [f'We bill clients fortnightly from {EMAIL}.']
 
 
+@pytest.mark.parametrize('setting', [True, False], ids=['privacy_enabled', 'Privacy() listed first'])
 async def test_a_compression_summary_is_asked_redacted_and_stored_in_clear(
-    private: Callable[..., Synapse], database_url: str
+    synapse_of: Callable[..., Synapse], database_url: str, setting: bool
 ) -> None:
+    """With the setting, or with the agent's own `Privacy()` listed before `Compression` (it orders
+    itself inside Synapse's capabilities that add text), the summary is redacted with the rest."""
     asked: list[str] = []
 
     def summarise(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -367,8 +370,9 @@ async def test_a_compression_summary_is_asked_redacted_and_stored_in_clear(
 
     model = Recorder()
     compression = Compression(budget_tokens=120, keep_last=1, model=FunctionModel(summarise))
-    async with private() as syn:
-        conv = await syn.conversation(model.agent(compression), tenant=('firm', '7'))
+    capabilities = [compression] if setting else [Privacy(keep=['PERSON']), compression]
+    async with synapse_of(privacy_enabled=setting) as syn:
+        conv = await syn.conversation(model.agent(*capabilities), tenant=('firm', '7'))
         for index in range(3):
             await conv.send(f'Question {index}: find the customer {EMAIL}, or {IBAN}.')
         assert conv.id is not None

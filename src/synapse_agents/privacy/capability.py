@@ -6,13 +6,13 @@
 
 The order of things is the feature:
 
-1. Before each model request (`before_model_request`: after the capabilities listed before it added
-   their instructions, rules, memories or summary, so put `Privacy()` last) a COPY of what is sent
-   is redacted, before the trace records the request (its debug view shows what was sent): the
-   instructions, the system and user prompts, tool returns (retrieved documents included), retry
-   prompts, and the earlier replies and tool calls of the history. The run's history and the stored
-   conversation keep the values in clear; nothing redacted is stored but the debug view of what was
-   sent.
+1. Before each model request (`before_model_request`: after the capabilities before it added their
+   instructions, rules, memories or summary; it orders itself inside `Rules`, `Memory` and
+   `Compression` wherever it is listed) a COPY of what is sent is redacted, before the trace records
+   the request (its debug view shows what was sent): the instructions, the system and user prompts
+   and their text files, tool returns (retrieved documents included), retry prompts, and the earlier
+   replies and tool calls of the history. The run's history and the stored conversation keep the
+   values in clear; nothing redacted is stored but the debug view of what was sent.
 2. The model's response is restored before anything else of the run sees it (`after_model_request`):
    the history, hence the stored answer, holds the values, and a tool call's arguments are the real
    values when the tool runs (restored again in `before_tool_execute`, for a call that reaches the
@@ -20,6 +20,10 @@ The order of things is the feature:
 3. A streamed reply is restored as it streams (`wrap_run_event_stream`): each text, thought and tool
    argument delta, with the end of a delta that may be the start of a placeholder held back until the
    next one completes it (`vault.StreamRestorer`).
+
+Runs started inside a run with a `Privacy` (a summary call, an agent a tool runs) get one too, with
+the same options (`install_nested`); with the `privacy_enabled` setting every run of a turn does
+(`turns`).
 
 The same value has the same placeholder across the conversation: the vault is per conversation,
 stored encrypted with the `secret_key` setting (`vault_store`). In Synapse's turns it lives in the
@@ -37,12 +41,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from contextlib import suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio.to_thread
-from pydantic_ai import RunContext
-from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.capabilities import AbstractCapability, CapabilityOrdering
 from pydantic_ai.messages import (
     AgentStreamEvent,
     ModelResponse,
@@ -57,8 +63,12 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import ToolDefinition
 
+from .._agent_runs import extend
+from ..compression.capability import CompressionCapability
 from ..encryption import SecretBox
 from ..events import Notice
+from ..memory.capability import MemoryCapability
+from ..rules.capability import RulesCapability
 from ..scope import Scope
 from ..settings import Settings
 from ..store import Store
@@ -72,6 +82,37 @@ DEFAULT_EXCEPT: tuple[str, ...] = ('PERSON',)
 """What stays in clear when neither the capability nor the settings say (`privacy_except`)."""
 
 NOTICE_KIND = 'redacted'
+
+_RUNNING: ContextVar[PrivacyCapability | None] = ContextVar('synapse_privacy_running', default=None)
+
+
+def running() -> PrivacyCapability | None:
+    """The `Privacy` of the run the caller is inside (its tools, its capabilities' own model calls,
+    the runs they start), if that run has one."""
+    return _RUNNING.get()
+
+
+def install_nested() -> None:
+    """From now on, a run started inside a run that has a `Privacy` gets one too, with its options (a
+    summary call `Compression` makes, an agent a tool runs: they leave redacted like the run they
+    serve). Once per process; done by the first run with a `Privacy`."""
+    extend(_nested)
+
+
+def _nested(agent: Agent[Any, Any], options: dict[str, Any]) -> None:
+    outer = running()
+    if outer is None or has_privacy(agent, options):
+        return
+    options['capabilities'] = [*(options.get('capabilities') or ()), outer.nested()]
+
+
+def has_privacy(agent: Agent[Any, Any], options: dict[str, Any]) -> bool:
+    """Whether a run of `agent` with these options has a `Privacy` (passed to it, or the agent's own)."""
+    if any(isinstance(c, PrivacyCapability) for c in options.get('capabilities') or ()):
+        return True
+    found: list[AbstractCapability[Any]] = []
+    agent.root_capability.apply(lambda c: found.append(c) if isinstance(c, PrivacyCapability) else None)
+    return bool(found)
 
 
 def _findings(text: str, keep: frozenset[str]) -> tuple[Finding, ...]:
@@ -119,10 +160,30 @@ class PrivacyCapability(AbstractCapability[Any]):
         ):
             raise ValueError(f"Privacy: keep is a list of entity names such as ['PERSON'], not {self.keep!r}")
 
+    def get_ordering(self) -> CapabilityOrdering:
+        """Inside Synapse's capabilities that add text to a request (rules, memories, a summary),
+        wherever it is listed: what they add is redacted with the rest."""
+        return CapabilityOrdering(wrapped_by=(CompressionCapability, MemoryCapability, RulesCapability))
+
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         run = replace(self)  # each run its own vault
         run._state = None
         return run
+
+    async def wrap_run(self, ctx: RunContext[Any], *, handler: Any) -> Any:
+        """The run, with this capability known to the runs started inside it (`running`): an agent a
+        tool runs, a capability's summary call, get a `Privacy` of their own (`install_nested`)."""
+        install_nested()
+        token = _RUNNING.set(self)
+        try:
+            return await handler()
+        finally:
+            with suppress(ValueError):  # a stream closed from another task: its context is gone
+                _RUNNING.reset(token)
+
+    def nested(self) -> PrivacyCapability:
+        """A `Privacy` like this one for a run started inside this one's (its keep, store, settings)."""
+        return PrivacyCapability(keep=self.keep, store=self.store, settings=self.settings)
 
     # -- the request ---------------------------------------------------------------------
 
