@@ -33,7 +33,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from sqlalchemy import select
 
-from synapse_agents import Synapse
+from synapse_agents import Synapse, _agent_runs
 from synapse_agents.capabilities import Compression, Privacy
 from synapse_agents.compression.tables import HistorySummary
 from synapse_agents.conversations.tables import Message
@@ -42,10 +42,12 @@ from synapse_agents.errors import DetectorUnavailable
 from synapse_agents.memory import book, distiller
 from synapse_agents.privacy import capability as privacy_capability
 from synapse_agents.privacy import detector as privacy_detector
+from synapse_agents.privacy import turns as privacy_turns
 from synapse_agents.privacy import vault_store
 from synapse_agents.privacy.tables import PrivacyVault
 from synapse_agents.settings import load_settings
 from synapse_agents.store import Store
+from synapse_agents.traces import hooks as trace_hooks
 from synapse_agents.traces import read
 
 pytestmark = pytest.mark.anyio
@@ -295,9 +297,15 @@ async def test_instructions_and_nested_runs_are_redacted_too(private: Callable[.
     assert results == [f'checked {EMAIL}']  # restored for the tool that ran it
 
 
+@pytest.mark.parametrize('traces_first', [False, True], ids=['as loaded', 'the trace recorder added first'])
 async def test_the_trace_shows_the_redacted_request_that_was_sent(
-    synapse_of: Callable[..., Synapse], database_url: str
+    synapse_of: Callable[..., Synapse], database_url: str, monkeypatch: pytest.MonkeyPatch, traces_first: bool
 ) -> None:
+    if traces_first:  # whatever order the extenders were installed in, Privacy is outside RunTrace
+        trace_hooks.install()
+        privacy_turns.install()
+        reordered = sorted(_agent_runs._extenders, key=lambda each: each is not trace_hooks._trace)
+        monkeypatch.setattr(_agent_runs, '_extenders', reordered)
     model = Recorder()
     async with synapse_of(privacy_enabled=True, debug=True) as syn:
         conv = await syn.conversation(model.agent())

@@ -73,6 +73,7 @@ from ..scope import Scope
 from ..settings import Settings
 from ..store import Store
 from ..store.in_turn import in_turn
+from ..traces.hooks import RunTrace
 from . import vault_store
 from .detector import CHUNK, Finding, detector
 from .messages import changed_messages, changed_parameters, changed_response, changed_value
@@ -162,8 +163,12 @@ class PrivacyCapability(AbstractCapability[Any]):
 
     def get_ordering(self) -> CapabilityOrdering:
         """Inside Synapse's capabilities that add text to a request (rules, memories, a summary),
-        wherever it is listed: what they add is redacted with the rest."""
-        return CapabilityOrdering(wrapped_by=(CompressionCapability, MemoryCapability, RulesCapability))
+        wherever it is listed: what they add is redacted with the rest; and outside the trace's
+        recorder, which records the request as it was sent (redacted) and the response as the model
+        wrote it."""
+        return CapabilityOrdering(
+            wrapped_by=(CompressionCapability, MemoryCapability, RulesCapability), wraps=(RunTrace,)
+        )
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         run = replace(self)  # each run its own vault
