@@ -55,6 +55,7 @@ SCRIPTS = (
     Script('compression', 'History compression', 'bench_compression.py'),
     Script('memory', 'Memory recall', 'bench_memory.py'),
     Script('evals', 'Eval runs', 'bench_evals.py'),
+    Script('privacy', 'PII redaction', 'bench_privacy.py'),
     Script('workflows', 'Workflow runs', 'bench_workflows.py'),
     Script(
         'tasks', 'Agent tasks', 'bench_tasks.py', ('--tick-runs', '10', '--firings', '20', '--tasks', '100')

@@ -15,7 +15,8 @@ ledger row (see docs/accounting.md). `UsageCall` is what the app's `usage_record
 told about each call. `Rules` puts the rules people wrote for the conversation's tenant, subject
 and actor at the top of the prompt; `Compression` sends a long conversation's older turns as a
 stored summary; `Memory` puts what is remembered about the scope in the prompt, with tools to save
-and search memories (see docs/memory.md).
+and search memories (see docs/memory.md); `Privacy` sends personal data to the model as placeholders
+and restores the reply (see docs/privacy.md).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .accounting.capability import Spending as _Spending
 from .accounting.usage_recorder import UsageCall
 from .compression.capability import CompressionCapability
 from .memory.capability import MemoryCapability
+from .privacy.capability import PrivacyCapability
 from .rules.capability import RulesCapability
 from .settings import Settings, load_settings
 from .store.setup import open_store
@@ -35,7 +37,7 @@ from .store.setup import open_store
 if TYPE_CHECKING:
     from .runtime.synapse import Synapse
 
-__all__ = ['Compression', 'Memory', 'Rules', 'Spending', 'UsageCall']
+__all__ = ['Compression', 'Memory', 'Privacy', 'Rules', 'Spending', 'UsageCall']
 
 
 @dataclass(eq=False)
@@ -190,6 +192,48 @@ class Memory(MemoryCapability):
 
     def close(self) -> None:
         """Close the database `Memory.at` opened."""
+        if self._owned and self.store is not None:
+            self.store.close()
+
+
+@dataclass(eq=False)
+class Privacy(PrivacyCapability):
+    """Personal data replaced by placeholders in what leaves for the model, restored in the reply,
+    the stream and the tools' arguments (docs/privacy.md). It orders itself inside `Rules`, `Memory`
+    and `Compression`; a capability of your own that adds text to requests must be listed before it.
+
+    `Privacy(keep=['PERSON'])`: `keep` lists the entities left in clear (unset: the `privacy_except`
+    setting, `['PERSON']` by default; `[]` redacts everything). In Synapse's turns the vault is the
+    turn's database; outside them build it with `Privacy.of(synapse)` or `Privacy.at(database_url)`
+    and give each run a `conversation_id` (with neither, a run keeps its placeholders to itself).
+    """
+
+    _owned: bool = field(default=False, init=False, repr=False)
+
+    @classmethod
+    def of(cls, synapse: Synapse, **options: Any) -> Privacy:
+        """On the database and settings (`secret_key`, `privacy_except`) of an open `synapse`."""
+        runtime = synapse.runtime
+        return cls(store=runtime.store, settings=runtime.settings, **options)
+
+    @classmethod
+    def at(
+        cls,
+        database_url: str | None = None,
+        *,
+        project: str | Path | None = None,
+        settings: Settings | None = None,
+        **options: Any,
+    ) -> Privacy:
+        """On the database at `database_url` (default: the one `synapse serve` uses in `project`);
+        blocking; `close()` closes it."""
+        settings = _settings_for(database_url, project, settings)
+        privacy = cls(store=open_store(settings, auto_upgrade=True), settings=settings, **options)
+        privacy._owned = True
+        return privacy
+
+    def close(self) -> None:
+        """Close the database `Privacy.at` opened."""
         if self._owned and self.store is not None:
             self.store.close()
 

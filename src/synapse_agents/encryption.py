@@ -107,6 +107,21 @@ class SecretBox:
         remember(secret)
         return secret
 
+    def seal(self, data: str) -> str:
+        """The ciphertext of `data` under the first key. For stored data rather than a secret: unlike
+        `encrypt`, the text is not remembered as a secret to scrub from what Synapse shows."""
+        return self._fernet().encrypt(data.encode()).decode()
+
+    def unseal(self, token: str) -> str:
+        """The data `seal` encrypted; `UndecryptableSecret` when no configured key opens it."""
+        try:
+            return self._fernet().decrypt(token.encode()).decode()
+        except InvalidToken as exc:
+            raise UndecryptableSecret(
+                'Stored data cannot be decrypted with the configured secret_key: it was stored under '
+                'another key. Put that key back in secret_key (after the current one).'
+            ) from exc
+
     def rotate(self, token: str) -> str:
         """`token` re-encrypted under the first key (decrypted with any)."""
         try:

@@ -28,6 +28,7 @@ __all__ = [
     'CorruptRow',
     'DecisionsInvalid',
     'DepsRejected',
+    'DetectorUnavailable',
     'InvalidScope',
     'MemoryInvalid',
     'MemoryNotFound',
@@ -35,6 +36,7 @@ __all__ = [
     'NotAUserMessage',
     'NotAwaiting',
     'OutOfCredits',
+    'PrivacyUnavailable',
     'RuleInvalid',
     'RuleNotFound',
     'RulesUnavailable',
@@ -159,6 +161,18 @@ class RuleInvalid(SynapseError, ValueError):
 class CompressionUnavailable(SynapseError, RuntimeError):
     """`Compression` in a run that is neither Synapse's nor given a store, or that names no
     conversation: there is nowhere to keep its summary."""
+
+
+class DetectorUnavailable(SynapseError, RuntimeError):
+    """Privacy is on and the PII detector cannot be built or failed on a text (a package or the
+    spaCy model missing, an error inside Presidio): the turn ends before anything leaves for the
+    model, never with the text sent as it was."""
+
+
+class PrivacyUnavailable(SynapseError, RuntimeError):
+    """`Privacy` in a run that is neither Synapse's nor given a store, that names no conversation,
+    or whose vault cannot be read or stored (no `secret_key` in production, another key): the turn
+    ends before anything leaves for the model."""
 
 
 class RulesUnavailable(SynapseError, RuntimeError):

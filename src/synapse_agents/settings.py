@@ -307,6 +307,20 @@ class Settings(BaseSettings):
         '`embeddings` extra is installed, else none), `local` (that model, required), `off`, or a '
         'pydantic-ai embedding model string (a paid provider: only when named here).',
     )
+    privacy_enabled: bool = Field(
+        False,
+        description='Redact personal data on every turn: a copy of what leaves for the model has '
+        'e-mails, phones, IBANs, cards, IPs, national ids (and names unless kept) replaced by '
+        'placeholders, and the reply is restored (docs/privacy.md). The detector unavailable fails the '
+        'turn. Off: only agents that have Privacy() redact.',
+    )
+    privacy_except: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ['PERSON'],
+        examples=[['PERSON', 'LOCATION'], []],
+        description='Entities left in clear when privacy is on (comma-separated in the environment; '
+        'an empty list redacts everything). Person names by default: in gendered languages the first '
+        'name carries the grammatical gender.',
+    )
     debug_body_bytes: int = Field(
         262_144,
         ge=1024,
@@ -326,7 +340,13 @@ class Settings(BaseSettings):
     )
 
     _agents_split = field_validator(
-        'agents', 'models', 'allowed_hosts', 'trusted_proxies', 'debug_agents', mode='before'
+        'agents',
+        'models',
+        'allowed_hosts',
+        'trusted_proxies',
+        'debug_agents',
+        'privacy_except',
+        mode='before',
     )(_split_list)
 
     @field_validator('otel_endpoint')

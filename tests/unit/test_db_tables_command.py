@@ -47,6 +47,8 @@ BUILT_IN = {
     # rules, compression
     'rules',
     'history_summaries',
+    # privacy
+    'privacy_vaults',
 }
 
 

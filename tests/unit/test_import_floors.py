@@ -64,6 +64,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ('area: tasks', ('tasks', 'tasks.*')),
     ('area: memory', ('memory', 'memory.*')),
     ('area: evals', ('evals', 'evals.*')),
+    ('area: privacy', ('privacy', 'privacy.*')),
     ('area: workflows', ('workflows', 'workflows.*')),
     ('engine', ('chat', 'chat.*')),
     (

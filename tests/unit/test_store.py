@@ -16,6 +16,7 @@ from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
 from synapse_agents.errors import StoreNotReady
 from synapse_agents.evals import tables as _eval_tables  # noqa: F401  (not loaded by the others)
+from synapse_agents.privacy import tables as _privacy_tables  # noqa: F401  (not loaded by the others)
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store, current_revision, head_revision, upgrade
 from synapse_agents.store.ids import new_id
@@ -186,6 +187,7 @@ def test_delete_cascades_to_rows_and_files(store: Store) -> None:
         'history_summaries': 0,
         'prompt_contexts': 0,
         'memory_cursors': 0,
+        'privacy_vaults': 0,
         'files': 2,
         'bytes': 6,
     }

@@ -12,6 +12,7 @@ from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.compression import tables as _compression_tables  # noqa: F401  (every area's tables)
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation, Message, ToolInvocation
+from synapse_agents.privacy import tables as _privacy_tables  # noqa: F401  (not loaded by the others)
 from synapse_agents.store import Store
 from synapse_agents.store.ids import new_id
 from synapse_agents.store.tables import TableRegistry, registry
@@ -79,6 +80,7 @@ def test_a_registered_table_is_deleted_counted_and_reported(notes_store: Store) 
         'history_summaries': 0,
         'prompt_contexts': 0,
         'memory_cursors': 0,
+        'privacy_vaults': 0,
         'registry_test_notes': 2,
         'files': 0,
         'bytes': 0,

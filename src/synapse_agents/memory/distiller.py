@@ -33,9 +33,10 @@ from ..conversations.tables import Conversation, Message
 from ..demo.distiller import demo_distiller
 from ..errors import MemoryInvalid
 from ..registry.providers import resolve_model
-from ..scope import Scope
+from ..scope import METADATA_KEY, Scope
 from ..settings import Settings
 from ..store import Store
+from ..store.in_turn import InTurn, running_on
 from ..store.schema import utcnow
 from . import book
 from .recall import Recall
@@ -155,7 +156,16 @@ async def _ask(
         name=AGENT_NAME,
         capabilities=[spending],
     )
-    result = await agent.run(f'The conversation so far (newest last):\n\n{transcript(messages)}')
+    # Run as work of the conversation (its id, its scope, the store and settings a capability of a turn
+    # finds), so that what applies to the conversation's turns applies here too: with
+    # `privacy_enabled`, the transcript leaves redacted, with the conversation's own placeholders.
+    scope = Scope.from_columns(conversation)
+    with running_on(InTurn(store, settings)):
+        result = await agent.run(
+            f'The conversation so far (newest last):\n\n{transcript(messages)}',
+            conversation_id=conversation.id,
+            metadata={METADATA_KEY: scope.as_json()},
+        )
     return result.output
 
 
