@@ -176,7 +176,11 @@ def test_forked_from_lists_the_forks_of_one_conversation(client: TestClient, sto
 @pytest.mark.parametrize(
     ('params', 'location', 'said'),
     [
-        ({'origin': 'elsewhere'}, 'query.origin.0', "'playground', 'app', 'task', 'workflow', 'eval' or 'mcp'"),
+        (
+            {'origin': 'elsewhere'},
+            'query.origin.0',
+            "'playground', 'app', 'task', 'workflow', 'eval' or 'mcp'",
+        ),
         ({'origin[]': 'App'}, 'query.origin[].0', "'playground', 'app', 'task', 'workflow', 'eval' or 'mcp'"),
         ({'tenant': ''}, 'query.tenant', 'the type (before the first colon) is empty'),
         ({'actor': ':42'}, 'query.actor', 'the type (before the first colon) is empty'),
