@@ -57,6 +57,12 @@ def test_the_document_names_every_history_answer() -> None:
         ('/api/conversations/{conversation_id}', 'delete'): ('200', {'$ref': schemas + 'Deleted'}),
         ('/api/conversations/{conversation_id}/fork', 'post'): ('201', {'$ref': schemas + 'ConversationRow'}),
         ('/api/conversations/clear', 'post'): ('200', {'$ref': schemas + 'Deleted'}),
+        ('/api/conversations/{conversation_id}/privacy', 'get'): ('200', {'$ref': schemas + 'PrivacyStatus'}),
+        ('/api/conversations/{conversation_id}/privacy', 'put'): ('200', {'$ref': schemas + 'PrivacyStatus'}),
+        ('/api/conversations/{conversation_id}/privacy/values', 'get'): (
+            '200',
+            {'$ref': schemas + 'RevealedValues'},
+        ),
         ('/api/tool-invocations/{tool_id}', 'get'): ('200', {'$ref': schemas + 'ToolInvocationFull'}),
     }
 

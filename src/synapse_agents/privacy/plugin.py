@@ -1,4 +1,5 @@
-"""Privacy as a plugin: the `privacy_vaults` table, `synapse privacy`, and `Privacy` on every turn
+"""Privacy as a plugin: the `privacy_vaults` table, `/api/conversations/{id}/privacy`,
+`synapse privacy`, and `Privacy` on every turn
 when the `privacy_enabled` setting is on (`turns.install`, done when the plugin is loaded: a root that
 loads Synapse's plugins never runs a turn without it)."""
 
@@ -15,9 +16,18 @@ from . import tables, turns
 from .cli import privacy_app
 
 if TYPE_CHECKING:
+    from fastapi import APIRouter
     from sqlalchemy import Table
 
 turns.install()
+
+
+@hookimpl
+def register_routes() -> Sequence[APIRouter]:
+    """A conversation's privacy status and its opt-out."""
+    from .routes import router
+
+    return [router]
 
 
 @hookimpl

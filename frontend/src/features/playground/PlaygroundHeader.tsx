@@ -10,6 +10,7 @@ import { AgentBadges } from '@/features/agents/AgentBadges'
 import { OriginBadge } from '@/features/conversations/ScopeChips'
 import { formatMoney } from '@/features/spend/money'
 import { ConversationScope } from './ConversationScope'
+import { PrivacyBadge } from './PrivacyBadge'
 
 function Totals({ totals }: { totals: ConversationTotals }) {
   return (
@@ -78,6 +79,7 @@ export function PlaygroundHeader({
             {title ?? 'New conversation'}
           </p>
           {conversation && <OriginBadge origin={conversation.origin} className="shrink-0" />}
+          {conversation && <PrivacyBadge conversationId={conversation.id} />}
           {conversation && <ConversationScope scoped={conversation} />}
         </div>
       </div>

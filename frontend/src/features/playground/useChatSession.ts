@@ -173,6 +173,7 @@ export function useChatSession({
           setBusy(false)
         }
         invalidate('conversations')
+        invalidate('privacy:') // the placeholders the turn added
       }
       // Hand the finished turn to the stored replay once the server has stored how it ended, then
       // drop the live copy. A request refused before any stream (a 413, say) was never stored, and

@@ -1381,6 +1381,50 @@ export interface paths {
         patch: operations["change_memory_api_memories__memory_id__patch"];
         trace?: never;
     };
+    "/api/conversations/{conversation_id}/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Privacy Status
+         * @description Whether the conversation's turns leave redacted, and how many placeholders it holds.
+         */
+        get: operations["privacy_status_api_conversations__conversation_id__privacy_get"];
+        /**
+         * Change Privacy
+         * @description Opt the conversation out of redaction (`anonymize_pii: false`) or back in.
+         */
+        put: operations["change_privacy_api_conversations__conversation_id__privacy_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{conversation_id}/privacy/values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reveal Values
+         * @description The values behind the conversation's placeholders (decrypted with the secret key).
+         */
+        get: operations["reveal_values_api_conversations__conversation_id__privacy_values_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evals/datasets": {
         parameters: {
             query?: never;
@@ -4359,6 +4403,34 @@ export interface components {
              */
             valid_from?: string | null;
         };
+        /** PrivacyChange */
+        PrivacyChange: {
+            /** Anonymize Pii */
+            anonymize_pii: boolean;
+        };
+        /** PrivacyStatus */
+        PrivacyStatus: {
+            /**
+             * Enabled
+             * @description The `privacy_enabled` setting: every turn redacts what it sends.
+             */
+            enabled: boolean;
+            /**
+             * Anonymize Pii
+             * @description The conversation's own flag (off: it opted out).
+             */
+            anonymize_pii: boolean;
+            /**
+             * Redacting
+             * @description Both on: this conversation's turns leave redacted.
+             */
+            redacting: boolean;
+            /**
+             * Placeholders
+             * @description How many values its vault holds (never the values).
+             */
+            placeholders: number;
+        };
         /**
          * Provider
          * @description A provider as the API shows it (never its secret).
@@ -4677,6 +4749,23 @@ export interface components {
             tools?: number | null;
             /** Output */
             output?: number | null;
+        };
+        /** RevealedValue */
+        RevealedValue: {
+            /** Placeholder */
+            placeholder: string;
+            /** Entity */
+            entity: string;
+            /** Value */
+            value: string;
+        };
+        /** RevealedValues */
+        RevealedValues: {
+            /**
+             * Values
+             * @description Each placeholder of the vault, in the order it was made.
+             */
+            values: components["schemas"]["RevealedValue"][];
         };
         /** RuleDeleted */
         RuleDeleted: {
@@ -14125,6 +14214,259 @@ export interface operations {
             };
             /** @description The request body, or an attachment, is too large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    privacy_status_api_conversations__conversation_id__privacy_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A conversation id. */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyStatus"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    change_privacy_api_conversations__conversation_id__privacy_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A conversation id. */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrivacyChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyStatus"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reveal_values_api_conversations__conversation_id__privacy_values_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A conversation id. */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevealedValues"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
