@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
 from chat_helpers import LOCAL_PEER, LOCAL_URL, decode
 from synapse_agents.privacy import vault_store
@@ -90,7 +91,7 @@ def test_a_viewer_reveals_the_values_behind_the_placeholders(
         {'placeholder': phone, 'entity': 'PHONE_NUMBER', 'value': '+34 612 345 678'},
     ]
     # Another key cannot open the vault: a 409 that says so, never a wrong answer.
-    context.settings.secret_key = 'x' * 64
+    context.settings.secret_key = SecretStr('x' * 64)
     refused = client.get(f'/api/conversations/{conversation_id}/privacy/values')
     assert refused.status_code == 409 and 'cannot be' in refused.json()['error']['message'], refused.text
     assert client.get(f'/api/conversations/{MISSING}/privacy/values').status_code == 404
