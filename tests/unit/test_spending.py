@@ -117,6 +117,26 @@ async def test_an_unknown_price_is_null_everywhere_and_passes_the_limit_with_a_n
     assert stored.content == notice.message
 
 
+async def test_an_unpriced_call_never_spends_past_a_limit_that_is_used_up(
+    engine: ChatEngine, store: Store
+) -> None:
+    # A FunctionModel named `gpt-4o`: its requests cannot be priced (genai-prices knows no provider
+    # `function`), its responses can (by the model's name alone). Nothing is reserved for the first
+    # call; once its ledger row has filled the window, the next call is refused before it is made.
+    add_limit(store, 'agent', 'priced', '0.000001')
+    calls: list[int] = []
+    model = priced_model(calls=calls, name='gpt-4o')
+    first = await turn(engine, priced_agent(model))
+    assert failure(first) is None
+    assert [e.kind for e in first if isinstance(e, Notice)] == ['unpriced']
+    (row,) = rows(store, LlmCall)
+    assert row.cost is not None and row.cost > Decimal('0.000001')
+    refused = card(await turn(engine, priced_agent(model)))
+    assert refused.exception_class == 'SpendingLimitExceeded'
+    assert calls == [1], 'the second call was never made'
+    assert len(rows(store, LlmCall)) == 1
+
+
 # -- refusals ---------------------------------------------------------------------------------
 
 

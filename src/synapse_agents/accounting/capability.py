@@ -184,6 +184,14 @@ class Spending(AbstractCapability[Any]):
         amount = estimate.amount() if limited else None
         if amount is None:
             if limited:
+                # Nothing can be reserved for a call of no known price, but a window already full
+                # (of priced calls: a response can be priced when its request could not be) still
+                # refuses it: an unpriced call never spends past a limit that is used up.
+                full = await asyncio.get_running_loop().run_in_executor(
+                    None, limits.reached, self.store, subject, self._settings()
+                )
+                if full:
+                    raise _exceeded(full[0])
                 self._unpriced(request_context)
             return request_context
         request = limits.Request(
