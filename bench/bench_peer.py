@@ -129,6 +129,7 @@ def servers(against: Checkout | None) -> list[Server]:
         Server('1 limit', limits=1),
         Server('4 limits', limits=4),
         Server('10 limits', limits=10, scoped=True),
+        Server('privacy', env={'SYNAPSE_PRIVACY_ENABLED': 'true'}),
     ]
     if against is not None:
         rotation.append(Server(against.ref, source=against))
@@ -288,6 +289,7 @@ def features(rotation: list[Server], runs: int) -> list[Result]:
         ('spending, 1 limit', '1 limit', 1),
         ('spending, 4 limits', '4 limits', 1),
         ('spending, 10 limits (and a scope)', '10 limits', 1),
+        ('privacy (PII redaction on)', 'privacy', 1),
     ]
     results: list[Result] = []
     print(f'\n{"piece":<44} {"first chunk ms":>15} {"turn ms":>9} {"per call ms":>12}')
