@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jsonpath_ng import JSONPath
-from jsonpath_ng import parse as parse_path
+from jsonpath_ng.parser import parse as parse_path
 from jsonpath_ng.jsonpath import Child, Fields, Index, Root
 from pydantic_core import to_jsonable_python
 

@@ -70,5 +70,8 @@ def register_jobs(runtime: Root) -> Sequence[Job]:
             RECONCILE_JOB,
             lambda: reconcile(store),
             sweep_interval(runtime.settings.task_stale_seconds),
+            # Not at start: a root's first requests are served without a query of its own beside
+            # them (a run read before the first tick is reconciled by the read itself).
+            run_at_start=False,
         )
     ]
