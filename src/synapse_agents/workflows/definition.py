@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jsonpath_ng import JSONPath
-from jsonpath_ng.parser import parse as parse_path
 from jsonpath_ng.jsonpath import Child, Fields, Index, Root
+from jsonpath_ng.parser import parse as parse_path
 from pydantic_core import to_jsonable_python
 
 from ..errors import WorkflowInvalid
