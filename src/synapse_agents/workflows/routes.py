@@ -90,6 +90,8 @@ class WorkflowRunIn(BaseModel):
 
 
 class WorkflowSummary(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     key: str
     name: str
     description: str | None
@@ -101,16 +103,7 @@ class WorkflowSummary(BaseModel):
 
     @classmethod
     def of(cls, row: Workflow) -> WorkflowSummary:
-        return cls(
-            key=row.key,
-            name=row.name,
-            description=row.description,
-            version=row.version,
-            step_count=row.step_count,
-            is_sandbox=row.is_sandbox,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-        )
+        return cls.model_validate(row)
 
 
 class WorkflowList(BaseModel):
@@ -120,9 +113,11 @@ class WorkflowList(BaseModel):
 class WorkflowOut(BaseModel):
     """A workflow at one version."""
 
+    model_config = ConfigDict(from_attributes=True, populate_by_name=True)
+
     key: str
     version: int
-    latest_version: int
+    latest_version: int = Field(validation_alias='latest')
     name: str
     description: str | None
     definition: dict[str, Any]
@@ -133,18 +128,7 @@ class WorkflowOut(BaseModel):
 
     @classmethod
     def of(cls, found: book.WorkflowView) -> WorkflowOut:
-        return cls(
-            key=found.key,
-            version=found.version,
-            latest_version=found.latest,
-            name=found.name,
-            description=found.description,
-            definition=found.definition,
-            is_sandbox=found.is_sandbox,
-            change=found.change,
-            created_at=found.created_at,
-            updated_at=found.updated_at,
-        )
+        return cls.model_validate(found)
 
 
 class WorkflowVersionOut(BaseModel):

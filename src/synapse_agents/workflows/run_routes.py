@@ -75,6 +75,8 @@ class WorkflowRunOut(BaseModel):
 
 
 class WorkflowStepOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     position: int
     name: str
     agent: str
@@ -92,22 +94,7 @@ class WorkflowStepOut(BaseModel):
 
     @classmethod
     def of(cls, row: WorkflowRunStep) -> WorkflowStepOut:
-        return cls(
-            position=row.position,
-            name=row.name,
-            agent=row.agent,
-            status=row.status,
-            conversation_id=row.conversation_id,
-            agent_run_id=row.agent_run_id,
-            message=row.message,
-            output=row.output,
-            error=row.error,
-            total_tokens=row.total_tokens,
-            cost=row.cost,
-            duration_ms=row.duration_ms,
-            started_at=row.started_at,
-            completed_at=row.completed_at,
-        )
+        return cls.model_validate(row)
 
 
 class WorkflowRunDetail(WorkflowRunOut):
