@@ -28,7 +28,7 @@ from typing import Any
 import anyio.to_thread
 import numpy as np
 import pluggy
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, or_, select, update
 
 from ..errors import DocumentUnreadable, SourceConflict, SourceNotFound
 from ..settings import Settings
@@ -229,9 +229,12 @@ class _Run:
             with self.store.write() as session:
                 beat(session, self.source_id, self.token)
                 for (chunk_id, _), vector in zip(stale, vectors, strict=True):
-                    row = session.get(RagChunk, chunk_id)
-                    if row is not None:
-                        row.embedder, row.dimensions, row.embedding = name, len(vector), vector
+                    session.execute(
+                        update(RagChunk)
+                        .where(RagChunk.id == chunk_id)
+                        .values(embedder=name, dimensions=len(vector), embedding=vector)
+                        .execution_options(synchronize_session=False)
+                    )
 
         await anyio.to_thread.run_sync(write)
         self.outcome.reembedded += 1
