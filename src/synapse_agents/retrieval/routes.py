@@ -319,13 +319,19 @@ async def get_chunk(chunk_id: str, context: Context) -> ChunkOut:
     return ChunkOut(**await run_in_threadpool(sources.chunk, context.store, chunk_id))
 
 
-@router.get('/api/rag/search', response_model=SearchOut)
+@router.get('/api/rag/search', response_model=SearchOut, responses=error_responses(404))
 async def search_sources(
     context: Context,
-    q: Annotated[str, Query(min_length=1, max_length=4000)],
+    q: Annotated[str, Query(min_length=1, max_length=4000, json_schema_extra={'pattern': r'\S'})],
     source: Annotated[list[str] | None, Query(description='Source slugs; none: every active one.')] = None,
     k: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
-    tenant: Annotated[str | None, Query(description="`type:id`; '' or none: shared sources only.")] = None,
+    tenant: Annotated[
+        str | None,
+        Query(
+            json_schema_extra={'pattern': r'^([^:\x00]{1,255}:[^\x00]{1,255})?$'},
+            description="`type:id`; '' or none: shared sources only.",
+        ),
+    ] = None,
     file: Annotated[str | None, Query(max_length=2000)] = None,
 ) -> SearchOut:
     """The chunks closest to `q` in the sources a tenant may see, with scores and citations."""

@@ -93,7 +93,7 @@ def check_tenant(value: Any) -> str | None:
     if not isinstance(value, str):
         raise SourceInvalid("tenant: a 'type:id' label.")
     try:
-        kind, ident = parse_label('tenant', value.strip())
+        kind, ident = parse_label('tenant', value)
     except InvalidScope as exc:
         raise SourceInvalid(str(exc)) from exc
     return f'{kind}:{ident}'
