@@ -29,6 +29,7 @@ __all__ = [
     'DecisionsInvalid',
     'DepsRejected',
     'DetectorUnavailable',
+    'DocumentUnreadable',
     'InvalidScope',
     'MemoryInvalid',
     'MemoryNotFound',
@@ -41,6 +42,7 @@ __all__ = [
     'RuleNotFound',
     'RulesUnavailable',
     'ScopeMismatch',
+    'SourceInvalid',
     'SpendingError',
     'SpendingLimitExceeded',
     'StoreNotReady',
@@ -231,6 +233,17 @@ class WorkflowInvalid(SynapseError, ValueError):
 class WorkflowConflict(SynapseError, RuntimeError):
     """A workflow key already taken, a change made on a stale version, or a change asked of a run
     that has finished (a finished run is immutable)."""
+
+
+class SourceInvalid(SynapseError, ValueError):
+    """A retrieval source's configuration that cannot be used: the message names the field or the
+    path at fault and says why (a folder that does not exist, a URL that is not http or https)."""
+
+
+class DocumentUnreadable(SynapseError, ValueError):
+    """A file of a retrieval source whose text cannot be read: the message names the file and says
+    why (an encrypted PDF, a damaged archive, a type no parser reads, no text at all). It fails that
+    file only; the rest of the source is indexed."""
 
 
 class MemoryUnavailable(SynapseError, RuntimeError):

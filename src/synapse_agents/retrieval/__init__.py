@@ -1,0 +1,1 @@
+"""Retrieval: sources of documents, their text in chunks, and search over them by meaning."""
