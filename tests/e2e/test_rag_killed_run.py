@@ -8,6 +8,7 @@ refused while the dead run's claim is fresh, takes it over once it is stale, and
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -106,7 +107,7 @@ def test_a_run_killed_mid_reindex_loses_no_file_and_the_next_run_takes_over(
     assert 0 < replaced < FILES  # the kill came in the middle
     for identifier in sorted(before):
         answer = anyio.run(
-            lambda identifier=identifier: search(store, settings, 'document paragraph', file=identifier, k=1)
+            functools.partial(search, store, settings, 'document paragraph', file=identifier, k=1)
         )
         assert len(answer.results) == 1, identifier
 

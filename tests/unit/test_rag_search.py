@@ -8,6 +8,7 @@ Vectors are written directly where their geometry matters; the query goes throug
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import anyio
@@ -152,8 +153,8 @@ def test_a_search_never_returns_another_tenants_chunk(
     for slug in hidden:  # named, another tenant's source is unknown
         with pytest.raises(SourceNotFound):
             anyio.run(
-                lambda slug=slug: search(
-                    store, Settings(), 'words', tenant=asking, sources=[slug], embedder=CONSTANT
+                functools.partial(
+                    search, store, Settings(), 'words', tenant=asking, sources=[slug], embedder=CONSTANT
                 )
             )
     plain = anyio.run(lambda: search(store, Settings(embedder='off'), 'words', tenant=asking, k=100))
