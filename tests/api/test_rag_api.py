@@ -160,8 +160,9 @@ def test_uploads_are_saved_indexed_removed_and_deleted_with_the_source(
     ]
     folder = context.settings.home / 'rag' / source['id']
     assert sorted(p.name for p in folder.iterdir()) == ['notes.md', 'plan.txt']
-    refused = worker.post('/api/rag/sources/up/files', files={'files': ('.hidden.txt', b'x')})
-    assert refused.status_code == 422
+    for bad in ('.hidden.txt', 'up/..', 'x' * 250 + '.txt', 'program.exe'):
+        refused = worker.post('/api/rag/sources/up/files', files={'files': (bad, b'x')})
+        assert refused.status_code == 422, (bad, refused.text)
     too_big = worker.post(
         '/api/rag/sources/up/files',
         files={'files': ('big.txt', b'x' * (context.settings.rag_max_file_bytes + 1))},

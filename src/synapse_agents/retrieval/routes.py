@@ -26,6 +26,7 @@ from .jobs import queue_index
 from .search import MAX_K, search
 
 router = APIRouter(tags=['retrieval'])
+MAX_UPLOAD_NAME = 200
 
 Context = Annotated[SynapseContext, Depends(get_context)]
 SLUG = r'^[a-z0-9][a-z0-9-]{0,63}$'
@@ -278,6 +279,8 @@ async def upload_files(
     saved: list[Uploaded] = []
     for upload in received:
         name = (upload.filename or '').replace('\\', '/').rsplit('/', 1)[-1]
+        if len(name) > MAX_UPLOAD_NAME or any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise SourceInvalid(f'files: a file name of at most {MAX_UPLOAD_NAME} printable characters.')
         target = upload_target(home, row.id, name)
         if upload.size is not None and upload.size > limit:
             raise ApiError(413, f'{name} is larger than {limit} bytes.')
