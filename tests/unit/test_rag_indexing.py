@@ -240,6 +240,7 @@ async def test_one_run_at_a_time_and_a_stale_claim_is_taken_over(store: Store, t
     assert claim(store, source.id, 60) is None
     with pytest.raises(SourceConflict):
         await index_source(store, settings, default_manager(), source.id)
+    assert sources.source_json(sources.get(store, 'docs'), 60)['status'] == 'indexing'
     # The run that held it died: its heartbeat grows old, and the next run takes the source over.
     with store.write() as session:
         session.execute(
@@ -247,6 +248,8 @@ async def test_one_run_at_a_time_and_a_stale_claim_is_taken_over(store: Store, t
             .where(RagSource.id == source.id)
             .values(heartbeat_at=utcnow() - timedelta(seconds=61))
         )
+    shown = sources.progress_json(sources.get(store, 'docs'), 60)
+    assert shown['status'] == 'failed' and 'stopped without finishing' in shown['last_error']
     outcome = await index_source(store, settings, default_manager(), source.id)
     assert outcome.status == 'done' and outcome.indexed == 1
     assert sources.get(store, 'docs').claim is None

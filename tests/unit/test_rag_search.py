@@ -9,6 +9,7 @@ Vectors are written directly where their geometry matters; the query goes throug
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Sequence
 
 import anyio
@@ -215,3 +216,30 @@ def test_the_file_filter_and_inactive_sources(store: Store) -> None:
 def test_bad_queries_are_refused(store: Store, query: str, k: int) -> None:
     with pytest.raises(SourceInvalid):
         anyio.run(lambda: search(store, Settings(), query, k=k, embedder=CONSTANT))
+
+
+def test_two_processes_make_the_hnsw_index_once(store: Store, dialect: str) -> None:
+    """Two first indexings of one dimension at once (two connections, as two processes have):
+    neither fails, and there is one index."""
+    index = index_of(store.engine)
+    made: list[bool] = []
+    errors: list[BaseException] = []
+
+    def make() -> None:
+        try:
+            made.append(ensure_hnsw_index(store.engine, index, 12))
+        except BaseException as exc:  # pragma: no cover - what the test looks for
+            errors.append(exc)
+
+    threads = [threading.Thread(target=make) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and made == [dialect == 'pgvector'] * 2
+    if dialect == 'pgvector':
+        with store.engine.connect() as connection:
+            found = connection.scalar(
+                text('SELECT count(*) FROM pg_indexes WHERE indexname = :name'), {'name': hnsw_index_name(12)}
+            )
+        assert found == 1

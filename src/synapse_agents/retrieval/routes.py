@@ -183,15 +183,15 @@ class SearchOut(BaseModel):
     results: list[SearchResult]
 
 
-def _out(row: Any) -> SourceOut:
-    return SourceOut(**sources.source_json(row))
+def _out(row: Any, context: SynapseContext) -> SourceOut:
+    return SourceOut(**sources.source_json(row, context.settings.task_stale_seconds))
 
 
 @router.get('/api/rag/sources', response_model=SourceList)
 async def list_sources(context: Context) -> SourceList:
     """Every source, by slug."""
     rows = await run_in_threadpool(sources.list_sources, context.store)
-    return SourceList(sources=[_out(r) for r in rows])
+    return SourceList(sources=[_out(r, context) for r in rows])
 
 
 @router.post('/api/rag/sources', response_model=SourceOut, status_code=201, responses=error_responses(409))
@@ -201,12 +201,12 @@ async def create_source(body: SourceIn, context: Context) -> SourceOut:
     row = await run_in_threadpool(
         lambda: sources.create(context.store, context.settings, context.plugins, **fields)
     )
-    return _out(row)
+    return _out(row, context)
 
 
 @router.get('/api/rag/sources/{slug}', response_model=SourceOut)
 async def get_source(slug: str, context: Context) -> SourceOut:
-    return _out(await run_in_threadpool(sources.get, context.store, slug))
+    return _out(await run_in_threadpool(sources.get, context.store, slug), context)
 
 
 @router.patch('/api/rag/sources/{slug}', response_model=SourceOut)
@@ -218,7 +218,7 @@ async def change_source(slug: str, body: SourcePatch, context: Context) -> Sourc
     row = await run_in_threadpool(
         lambda: sources.update(context.store, context.settings, context.plugins, slug, changes)
     )
-    return _out(row)
+    return _out(row, context)
 
 
 @router.delete('/api/rag/sources/{slug}', status_code=204, response_class=Response)
@@ -238,13 +238,13 @@ async def index_source(slug: str, context: Context, body: IndexIn | None = None)
     """Queue an indexing run (409 while one runs or waits)."""
     reembed = body.reembed if body is not None else False
     task_id, row = await run_in_threadpool(lambda: queue_index(context, slug, reembed=reembed))
-    return IndexQueued(task_id=task_id, source=_out(row))
+    return IndexQueued(task_id=task_id, source=_out(row, context))
 
 
 @router.get('/api/rag/sources/{slug}/progress', response_model=ProgressOut)
 async def source_progress(slug: str, context: Context) -> ProgressOut:
     row = await run_in_threadpool(sources.get, context.store, slug)
-    return ProgressOut(**sources.progress_json(row))
+    return ProgressOut(**sources.progress_json(row, context.settings.task_stale_seconds))
 
 
 @router.get('/api/rag/sources/{slug}/files', response_model=FileList)
