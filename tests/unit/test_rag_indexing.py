@@ -294,3 +294,20 @@ async def test_without_an_embedder_chunks_are_kept_and_searched_by_text(store: S
     assert (await search(store, on, 'when must the bill be paid', k=1)).results[
         0
     ].chunk.file_identifier == 'a.txt'
+
+
+async def test_deleting_a_source_stops_its_run_and_leaves_nothing(store: Store, tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    root = folder(tmp_path, {f'{n}.txt': f'File number {n}.' for n in range(4)})
+    source = add(store, settings, root)
+
+    def delete_midway(progress: Progress) -> None:
+        if progress.processed == 2 and progress.current_file is not None:
+            sources.delete(store, settings, 'docs')
+
+    outcome = await index_source(store, settings, default_manager(), source.id, progress=delete_midway)
+    assert outcome.status == 'lost' and outcome.indexed == 2
+    assert chunks_of(store, source.id) == []
+    with store.read() as session:
+        assert session.scalars(select(RagFile).where(RagFile.source_id == source.id)).all() == []
+    assert root.is_dir() and len(list(root.iterdir())) == 4

@@ -19,6 +19,7 @@ import pluggy
 from sqlalchemy import delete as sa_delete
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import defer
 
 from ..errors import InvalidScope, SourceConflict, SourceInvalid, SourceNotFound
 from ..scope import parse_label
@@ -286,6 +287,7 @@ def documents(
         chunks = list(
             session.scalars(
                 select(RagChunk)
+                .options(defer(RagChunk.embedding))
                 .where(*where)
                 .order_by(RagChunk.file_identifier, RagChunk.chunk_index, RagChunk.id)
                 .offset(offset)
@@ -301,7 +303,7 @@ def chunk(store: Store, chunk_id: str) -> dict[str, Any]:
     if not is_valid_id(chunk_id):
         raise SourceNotFound(f'No chunk with id {shown_id(chunk_id)}.')
     with store.read() as session:
-        found = session.get(RagChunk, chunk_id)
+        found = session.get(RagChunk, chunk_id, options=[defer(RagChunk.embedding)])
         source = session.get(RagSource, found.source_id) if found is not None else None
         if found is None or source is None:
             raise SourceNotFound(f'No chunk with id {shown_id(chunk_id)}.')
