@@ -170,7 +170,7 @@ class _Run:
             data = await anyio.to_thread.run_sync(source_file.read)
             if len(data) > limit:
                 raise DocumentUnreadable(f'{source_file.identifier}: {len(data)} bytes is more than {limit}')
-        except (DocumentUnreadable, OSError) as exc:
+        except Exception as exc:  # unreadable, gone, refused by its server: this file only
             await self._failed(source_file.identifier, str(exc) or type(exc).__name__, 0)
             return
         digest = hashlib.sha256(data).hexdigest()
