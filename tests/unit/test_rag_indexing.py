@@ -7,6 +7,7 @@ On SQLite (sqlite-vec), PostgreSQL without pgvector (exact in Python) and Postgr
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -311,3 +312,16 @@ async def test_deleting_a_source_stops_its_run_and_leaves_nothing(store: Store, 
     with store.read() as session:
         assert session.scalars(select(RagFile).where(RagFile.source_id == source.id)).all() == []
     assert root.is_dir() and len(list(root.iterdir())) == 4
+
+
+def test_of_several_claims_at_once_exactly_one_wins(store: Store, tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    source = add(store, settings, folder(tmp_path, {'a.txt': 'Words.'}))
+    won: list[str | None] = []
+    threads = [threading.Thread(target=lambda: won.append(claim(store, source.id, 60))) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(won) == 6 and len([t for t in won if t is not None]) == 1
+    assert sources.get(store, 'docs').claim in won
