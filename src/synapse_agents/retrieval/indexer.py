@@ -129,9 +129,12 @@ class _Run:
     source: RagSource = field(init=False)
     _hnsw_ready: bool = False
 
+    def __post_init__(self) -> None:
+        self.outcome = IndexOutcome('', embedder=self.rag.name)
+
     async def go(self) -> IndexOutcome:
         self.source = await anyio.to_thread.run_sync(self._source)
-        self.outcome = IndexOutcome(self.source.slug, embedder=self.rag.name)
+        self.outcome.source = self.source.slug
         try:
             listed = await anyio.to_thread.run_sync(self._listed)
         except Exception as exc:  # the source itself cannot be read: the index is left as it was
