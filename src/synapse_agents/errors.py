@@ -233,6 +233,18 @@ class WorkflowConflict(SynapseError, RuntimeError):
     that has finished (a finished run is immutable)."""
 
 
+class SourceNotFound(SynapseError, LookupError):
+    """No retrieval source with that slug (or no chunk with that id)."""
+
+
+class SourceConflict(SynapseError, RuntimeError):
+    """A source slug already taken, or a source already being indexed."""
+
+
+class SourceInvalid(SynapseError, ValueError):
+    """A retrieval source (or a search of one) that cannot be accepted as asked."""
+
+
 class MemoryUnavailable(SynapseError, RuntimeError):
     """`Memory()` in a run that is neither Synapse's nor given a store: its memories cannot be read."""
 

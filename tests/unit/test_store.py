@@ -17,6 +17,7 @@ from synapse_agents.conversations.tables import Conversation, Message, ToolInvoc
 from synapse_agents.errors import StoreNotReady
 from synapse_agents.evals import tables as _eval_tables  # noqa: F401  (not loaded by the others)
 from synapse_agents.privacy import tables as _privacy_tables  # noqa: F401  (not loaded by the others)
+from synapse_agents.retrieval import tables as _retrieval_tables  # noqa: F401  (not loaded by the others)
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store, current_revision, head_revision, upgrade
 from synapse_agents.store.ids import new_id

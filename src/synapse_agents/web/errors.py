@@ -58,6 +58,9 @@ from ..errors import (
     RuleInvalid,
     RuleNotFound,
     ScopeMismatch,
+    SourceConflict,
+    SourceInvalid,
+    SourceNotFound,
     SynapseError,
     TaskError,
     TurnInFlight,
@@ -171,6 +174,9 @@ _DOMAIN: tuple[tuple[type[SynapseError], int, str | None], ...] = (
     (WorkflowRunNotFound, 404, None),
     (WorkflowConflict, 409, 'conflict'),
     (WorkflowInvalid, 422, None),
+    (SourceNotFound, 404, None),
+    (SourceConflict, 409, 'conflict'),
+    (SourceInvalid, 422, None),
     (VectorStoreUnavailable, 503, 'vector_store_unavailable'),
 )
 

@@ -1,0 +1,1 @@
+"""Retrieval: sources of documents, indexed into chunks and searched by meaning (docs/retrieval.md)."""
