@@ -29,6 +29,7 @@ __all__ = [
     'DecisionsInvalid',
     'DepsRejected',
     'DetectorUnavailable',
+    'DocumentUnreadable',
     'InvalidScope',
     'MemoryInvalid',
     'MemoryNotFound',
@@ -41,6 +42,7 @@ __all__ = [
     'RuleNotFound',
     'RulesUnavailable',
     'ScopeMismatch',
+    'SourceInvalid',
     'SpendingError',
     'SpendingLimitExceeded',
     'StoreNotReady',
@@ -242,7 +244,19 @@ class SourceConflict(SynapseError, RuntimeError):
 
 
 class SourceInvalid(SynapseError, ValueError):
-    """A retrieval source (or a search of one) that cannot be accepted as asked."""
+    """A retrieval source (or a search of one) that cannot be accepted as asked: the message names the
+    field or the path at fault and says why (a folder that does not exist, a URL that is not http or
+    https, a k out of range)."""
+
+
+class DocumentUnreadable(SynapseError, ValueError):
+    """A file of a retrieval source whose text cannot be read: the message names the file and says
+    why (an encrypted PDF, a damaged archive, a type no parser reads, no text at all). It fails that
+    file only; the rest of the source is indexed."""
+
+
+class RetrievalUnavailable(SynapseError, RuntimeError):
+    """`Retrieval()` ran outside a Synapse turn with no database of its own."""
 
 
 class MemoryUnavailable(SynapseError, RuntimeError):
