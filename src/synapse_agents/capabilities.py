@@ -165,6 +165,10 @@ class _OnADatabase:
     store: Store | None
     _owned: bool
 
+    if TYPE_CHECKING:
+
+        def __init__(self, *, store: Store | None, settings: Settings | None, **options: Any) -> None: ...
+
     @classmethod
     def of(cls, synapse: Synapse, **options: Any) -> Self:
         """On the database and settings of an open `synapse`."""

@@ -82,8 +82,14 @@ def folder(root: Path, name: str, files: dict[str, str]) -> Path:
 async def indexed(syn: Synapse, slug: str, path: Path, tenant: str | None = None) -> None:
     runtime = syn.runtime
     row = sources.create(
-        runtime.store, runtime.settings, runtime.plugins, slug=slug, name=slug.title(), kind='folder',
-        path=str(path), tenant=tenant,
+        runtime.store,
+        runtime.settings,
+        runtime.plugins,
+        slug=slug,
+        name=slug.title(),
+        kind='folder',
+        path=str(path),
+        tenant=tenant,
     )
     outcome = await index_source(runtime.store, runtime.settings, runtime.plugins, row.id)
     assert outcome.status == 'done'

@@ -193,7 +193,9 @@ def _split_opening(
         tokens[target] += text_tokens(text) + 3
 
 
-def _apart_retrieved(message: ModelMessage, texts: dict[str, list[str]], tokens: dict[str, int]) -> ModelMessage:
+def _apart_retrieved(
+    message: ModelMessage, texts: dict[str, list[str]], tokens: dict[str, int]
+) -> ModelMessage:
     """`message` without the results of `Retrieval`'s search tool, which go under `retrieved`."""
     if not isinstance(message, ModelRequest):
         return message

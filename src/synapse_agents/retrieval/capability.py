@@ -2,7 +2,7 @@
 
     from synapse_agents.capabilities import Retrieval
 
-    agent = Agent(model, instructions='Answer from the handbook.', capabilities=[Retrieval(sources=['handbook'])])
+    agent = Agent(model, instructions='Answer from the handbook.', capabilities=[Retrieval(sources=['hr'])])
 
 The agent gets one tool, `search_documents(query, k)`, that searches the named sources only (slugs;
 sources a run's tenant may not see are out of reach: a source with a tenant is seen only by that
