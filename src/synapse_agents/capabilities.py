@@ -16,28 +16,31 @@ told about each call. `Rules` puts the rules people wrote for the conversation's
 and actor at the top of the prompt; `Compression` sends a long conversation's older turns as a
 stored summary; `Memory` puts what is remembered about the scope in the prompt, with tools to save
 and search memories (see docs/memory.md); `Privacy` sends personal data to the model as placeholders
-and restores the reply (see docs/privacy.md).
+and restores the reply (see docs/privacy.md); `Retrieval` gives the agent a search tool over document
+sources, with citations (see docs/retrieval.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from .accounting.capability import Spending as _Spending
 from .accounting.usage_recorder import UsageCall
 from .compression.capability import CompressionCapability
 from .memory.capability import MemoryCapability
 from .privacy.capability import PrivacyCapability
+from .retrieval.capability import RetrievalCapability
 from .rules.capability import RulesCapability
 from .settings import Settings, load_settings
+from .store import Store
 from .store.setup import open_store
 
 if TYPE_CHECKING:
     from .runtime.synapse import Synapse
 
-__all__ = ['Compression', 'Memory', 'Privacy', 'Rules', 'Spending', 'UsageCall']
+__all__ = ['Compression', 'Memory', 'Privacy', 'Retrieval', 'Rules', 'Spending', 'UsageCall']
 
 
 @dataclass(eq=False)
@@ -156,21 +159,19 @@ class Compression(CompressionCapability):
             self.store.close()
 
 
-@dataclass(eq=False)
-class Memory(MemoryCapability):
-    """What is remembered about the run's scope: the newest memories in the prompt, and the tools
-    `save_memory` and `search_memories` (docs/memory.md).
+class _OnADatabase:
+    """`of(synapse)`, `at(database_url)` and `close()` for a capability built on `store` and `settings`."""
 
-    `Memory(newest=20, tools=True)`. In Synapse's turns it reads the turn's database; outside them
-    build it with `Memory.of(synapse)` or `Memory.at(database_url)`, and pass the scope in the run's
-    metadata (`metadata={'synapse.scope': Scope(...).as_json()}`).
-    """
+    store: Store | None
+    _owned: bool
 
-    _owned: bool = field(default=False, init=False, repr=False)
+    if TYPE_CHECKING:
+
+        def __init__(self, *, store: Store | None, settings: Settings | None, **options: Any) -> None: ...
 
     @classmethod
-    def of(cls, synapse: Synapse, **options: Any) -> Memory:
-        """On the database and settings (the embedder) of an open `synapse`."""
+    def of(cls, synapse: Synapse, **options: Any) -> Self:
+        """On the database and settings of an open `synapse`."""
         runtime = synapse.runtime
         return cls(store=runtime.store, settings=runtime.settings, **options)
 
@@ -182,22 +183,35 @@ class Memory(MemoryCapability):
         project: str | Path | None = None,
         settings: Settings | None = None,
         **options: Any,
-    ) -> Memory:
+    ) -> Self:
         """On the database at `database_url` (default: the one `synapse serve` uses in `project`);
         blocking; `close()` closes it."""
         settings = _settings_for(database_url, project, settings)
-        memory = cls(store=open_store(settings, auto_upgrade=True), settings=settings, **options)
-        memory._owned = True
-        return memory
+        built = cls(store=open_store(settings, auto_upgrade=True), settings=settings, **options)
+        built._owned = True
+        return built
 
     def close(self) -> None:
-        """Close the database `Memory.at` opened."""
+        """Close the database `at` opened (`of` leaves the Synapse's open)."""
         if self._owned and self.store is not None:
             self.store.close()
 
 
 @dataclass(eq=False)
-class Privacy(PrivacyCapability):
+class Memory(_OnADatabase, MemoryCapability):
+    """What is remembered about the run's scope: the newest memories in the prompt, and the tools
+    `save_memory` and `search_memories` (docs/memory.md).
+
+    `Memory(newest=20, tools=True)`. In Synapse's turns it reads the turn's database; outside them
+    build it with `Memory.of(synapse)` or `Memory.at(database_url)`, and pass the scope in the run's
+    metadata (`metadata={'synapse.scope': Scope(...).as_json()}`).
+    """
+
+    _owned: bool = field(default=False, init=False, repr=False)
+
+
+@dataclass(eq=False)
+class Privacy(_OnADatabase, PrivacyCapability):
     """Personal data replaced by placeholders in what leaves for the model, restored in the reply,
     the stream and the tools' arguments (docs/privacy.md). It orders itself inside `Rules`, `Memory`
     and `Compression`; a capability of your own that adds text to requests must be listed before it.
@@ -210,32 +224,17 @@ class Privacy(PrivacyCapability):
 
     _owned: bool = field(default=False, init=False, repr=False)
 
-    @classmethod
-    def of(cls, synapse: Synapse, **options: Any) -> Privacy:
-        """On the database and settings (`secret_key`, `privacy_except`) of an open `synapse`."""
-        runtime = synapse.runtime
-        return cls(store=runtime.store, settings=runtime.settings, **options)
 
-    @classmethod
-    def at(
-        cls,
-        database_url: str | None = None,
-        *,
-        project: str | Path | None = None,
-        settings: Settings | None = None,
-        **options: Any,
-    ) -> Privacy:
-        """On the database at `database_url` (default: the one `synapse serve` uses in `project`);
-        blocking; `close()` closes it."""
-        settings = _settings_for(database_url, project, settings)
-        privacy = cls(store=open_store(settings, auto_upgrade=True), settings=settings, **options)
-        privacy._owned = True
-        return privacy
+@dataclass(eq=False)
+class Retrieval(_OnADatabase, RetrievalCapability):
+    """A search tool over the named document sources, whose results carry citations (docs/retrieval.md).
 
-    def close(self) -> None:
-        """Close the database `Privacy.at` opened."""
-        if self._owned and self.store is not None:
-            self.store.close()
+    `Retrieval(sources=['handbook'], k=5)`. In Synapse's turns it searches the turn's database, with
+    the run's tenant; outside them build it with `Retrieval.of(synapse, sources=[...])` or
+    `Retrieval.at(database_url, sources=[...])`, and pass the scope in the run's metadata.
+    """
+
+    _owned: bool = field(default=False, init=False, repr=False)
 
 
 def _settings_for(

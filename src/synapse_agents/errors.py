@@ -257,6 +257,10 @@ class DocumentUnreadable(SynapseError, ValueError):
     file only; the rest of the source is indexed."""
 
 
+class RetrievalUnavailable(SynapseError, RuntimeError):
+    """`Retrieval()` ran outside a Synapse turn with no database of its own."""
+
+
 class MemoryUnavailable(SynapseError, RuntimeError):
     """`Memory()` in a run that is neither Synapse's nor given a store: its memories cannot be read."""
 

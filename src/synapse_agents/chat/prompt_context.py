@@ -10,7 +10,9 @@ event loop. When the turn is stored, the writer thread turns each into a row
 - `tools`: the tool definitions (names, descriptions, JSON schemas);
 - `summary`: what `Compression` sent for the older turns; `history`: earlier turns sent verbatim;
 - `message`: the user's new message (with its files); `run`: this turn's own tool calls, results and
-  answers so far.
+  answers so far;
+- `retrieved`: what `Retrieval`'s search tool returned (in this turn or earlier ones), counted apart
+  from the history and the run it sits in.
 
 Each block has its token count and its text (cut at `TEXT_LIMIT` characters, saying so). Counts are
 estimates (`compression.history`: about four characters a token), marked `estimated`; the
@@ -23,11 +25,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models import ModelRequestParameters
 from sqlalchemy import Connection, insert
 
@@ -36,6 +38,7 @@ from ..compression.history import message_tokens, part_text, text_tokens
 from ..conversations.prompt_contexts import PromptContext
 from ..memory.capability import PART_NAME as MEMORY_PART
 from ..redaction import scrub
+from ..retrieval.capability import SEARCH_TOOL
 from ..rules.capability import PART_NAME as RULES_PART
 from ..store.ids import new_id
 from ..store.prepared import execute
@@ -43,7 +46,7 @@ from ..store.prepared import execute
 logger = logging.getLogger('synapse.chat')
 
 TEXT_LIMIT = 4000
-KINDS = ('rules', 'instructions', 'memories', 'tools', 'summary', 'history', 'message', 'run')
+KINDS = ('rules', 'instructions', 'memories', 'tools', 'summary', 'history', 'message', 'run', 'retrieved')
 LABELS = {
     'rules': 'Rules',
     'instructions': 'Instructions',
@@ -53,6 +56,7 @@ LABELS = {
     'history': 'History (verbatim)',
     'message': 'New message',
     'run': 'This turn so far',
+    'retrieved': 'Retrieved documents',
 }
 
 
@@ -149,8 +153,10 @@ def breakdown(snapshot: PromptSnapshot, input_tokens: int | None, *, texts: bool
             _split_opening(message, found, tokens, kind='history')
             continue
         kind = 'run' if own else 'history'
-        found[kind].append(_message_text(message))
-        tokens[kind] += message_tokens(message)
+        message = _apart_retrieved(message, found, tokens)
+        if message.parts:
+            found[kind].append(_message_text(message))
+            tokens[kind] += message_tokens(message)
     blocks = []
     for kind in KINDS:
         if not found[kind] and not tokens[kind]:
@@ -185,6 +191,23 @@ def _split_opening(
             target = 'run' if kind == 'message' else kind
         texts[target].append(text)
         tokens[target] += text_tokens(text) + 3
+
+
+def _apart_retrieved(
+    message: ModelMessage, texts: dict[str, list[str]], tokens: dict[str, int]
+) -> ModelMessage:
+    """`message` without the results of `Retrieval`'s search tool, which go under `retrieved`."""
+    if not isinstance(message, ModelRequest):
+        return message
+    rest = []
+    for part in message.parts:
+        if isinstance(part, ToolReturnPart) and part.tool_name == SEARCH_TOOL:
+            text = part_text(part)
+            texts['retrieved'].append(text)
+            tokens['retrieved'] += text_tokens(text) + 3
+        else:
+            rest.append(part)
+    return message if len(rest) == len(message.parts) else replace(message, parts=rest)
 
 
 def _has_summary(message: ModelRequest) -> bool:

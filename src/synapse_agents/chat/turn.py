@@ -208,6 +208,8 @@ class TurnStream:
                         turn.settings or Settings(),
                         notify=self.recorder.add_notice,
                         compressed=turn.on_compressed,
+                        run_id=turn.run_id,
+                        rag_sources=turn.target.rag_sources,
                     )
                 ),
             ):

@@ -88,6 +88,8 @@ class ConfiguredAgent:
     deps_required: bool = False
     deps_schema: dict[str, Any] | None = None
     """The spec's `deps_schema`: the values a turn needs (`targets/deps_values.py`)."""
+    rag_sources: tuple[str, ...] = ()
+    """The retrieval sources its turns may search (slugs)."""
     preset_key: str | None = None
     """The preset it runs with (kept on each ledger row, so preset limits apply)."""
 
@@ -123,6 +125,7 @@ class ConfiguredAgent:
             own_model_error=self.own_model_error,
             kind='config',
             deps_schema=self.deps_schema,
+            rag_sources=self.rag_sources,
         )
 
 
@@ -219,6 +222,7 @@ def build_agent(
     problem = schema_problem(deps_schema) if deps_schema is not None else None
     if problem is not None:
         fail('config_error', ConfiguredAgentError(f'spec.deps_schema: {problem}.'))
+    sources = rag_source_slugs(config.rag_sources, fail)
     selection = tools.select(list(config.tools or []))
     if selection.unknown:
         fail('unknown_tool', ConfiguredAgentError(unknown_message(selection.unknown)))
@@ -278,7 +282,25 @@ def build_agent(
         enabled=config.enabled,
         preset_key=config.preset_key,
         deps_schema=deps_schema if problem is None else None,
+        rag_sources=sources,
     )
+
+
+def rag_source_slugs(raw: Any, fail: Any) -> tuple[str, ...]:
+    """The slugs of a row's `rag_sources`: each entry a slug, or an object naming one under `source`
+    (or `slug`); anything else is a `config_error`."""
+    slugs: list[str] = []
+    for index, entry in enumerate(raw if isinstance(raw, list) else []):
+        slug = entry.get('source', entry.get('slug')) if isinstance(entry, dict) else entry
+        if isinstance(slug, str) and slug.strip():
+            if slug.strip() not in slugs:
+                slugs.append(slug.strip())
+            continue
+        fail(
+            'config_error',
+            ConfiguredAgentError(f'rag_sources[{index}]: expected a source slug or {{"source": slug}}.'),
+        )
+    return tuple(slugs)
 
 
 def _required(schema: Any) -> list[Any]:

@@ -1,5 +1,6 @@
-"""Retrieval as a plugin: its tables, `/api/rag/...`, `synapse rag`, the Sources area and the
-`rag.index` task job."""
+"""Retrieval as a plugin: its tables, `/api/rag/...`, `synapse rag`, the Sources area, the
+`rag.index` task job, and a `Retrieval` on the turns of configured agents with `rag_sources`
+(`turns.install`, done when the plugin is loaded)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from typing import TYPE_CHECKING
 import typer
 
 from ..plugins.hookspecs import DashboardArea, TaskJob, hookimpl
+from . import turns
 from .cli import rag_app
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
     from sqlalchemy import Table
+
+turns.install()
 
 
 @hookimpl

@@ -30,6 +30,11 @@ class InTurn:
     """Shows a notice in the turn (and stores it with the answer)."""
     compressed: Callable[[Compressed], None] | None = None
     """Tells the plugins that the conversation was compressed (`conversation_compressed`)."""
+    run_id: str | None = None
+    """The run id of the turn's own run (nested runs have their own)."""
+    rag_sources: tuple[str, ...] = ()
+    """The retrieval sources the turn's agent may search, when the turn adds its `Retrieval`
+    (a configured agent's `rag_sources`)."""
 
 
 _IN_TURN: ContextVar[InTurn | None] = ContextVar('synapse_in_turn', default=None)

@@ -96,6 +96,9 @@ class TurnTarget:
     deps_key: str | None = None
     """The `[tool.synapse.deps]` key a discovered agent's deps factory is named under (the
     "needs deps" hint names it); None for an agent discovery does not know."""
+    rag_sources: tuple[str, ...] = ()
+    """The retrieval sources (slugs) a configured agent may search: its turns get a `Retrieval`
+    over them (docs/retrieval.md)."""
 
     @classmethod
     def from_discovered(cls, found: Any) -> TurnTarget:

@@ -21,7 +21,9 @@ from ..errors import ApiError, error_responses, require_id
 router = APIRouter(tags=['conversations'])
 
 Context = Annotated[SynapseContext, Depends(get_context)]
-Kind = Literal['rules', 'instructions', 'memories', 'tools', 'summary', 'history', 'message', 'run']
+Kind = Literal[
+    'rules', 'instructions', 'memories', 'tools', 'summary', 'history', 'message', 'run', 'retrieved'
+]
 
 
 class ContextBlock(BaseModel):
