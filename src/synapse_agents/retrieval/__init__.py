@@ -1,0 +1,1 @@
+"""Retrieval: sources indexed for search by meaning, with citations, and vector memory."""
