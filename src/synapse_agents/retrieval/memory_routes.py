@@ -38,7 +38,7 @@ LabelQuery = Annotated[
         description="A `type:id`; '' for none.",
     ),
 ]
-IdQuery = Annotated[str | None, Query(json_schema_extra={'pattern': ID})]
+IdQuery = Annotated[str | None, Query(pattern=ID)]
 Person = Annotated[str, Path(json_schema_extra={'pattern': LABEL}, description='Who: `type:id`.')]
 MemoryId = Annotated[str, Path(json_schema_extra={'pattern': ID}, description='A vector memory id.')]
 ScopeName = Literal['user', 'conversation']

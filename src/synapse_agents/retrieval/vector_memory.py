@@ -192,7 +192,7 @@ def listing(
         if not is_valid_id(filters.conversation_id):
             return [], None
         conditions.append(VectorMemory.conversation_id == filters.conversation_id)
-    if cursor:
+    if cursor is not None:
         if not is_valid_id(cursor):
             raise VectorMemoryInvalid('cursor', 'not a cursor this API gave.', where='query')
         conditions.append(VectorMemory.id < cursor)
