@@ -54,6 +54,8 @@ __all__ = [
     'TurnInvalid',
     'TurnNotStored',
     'UnknownAgent',
+    'VectorMemoryInvalid',
+    'VectorMemoryNotFound',
     'VectorStoreUnavailable',
     'WrongAgent',
 ]
@@ -189,6 +191,15 @@ class MemoryNotFound(SynapseError, LookupError):
 
 class MemoryInvalid(RuleInvalid):
     """A memory that cannot be saved or searched as asked; `fields` names the inputs at fault."""
+
+
+class VectorMemoryNotFound(MemoryNotFound):
+    """No vector memory with that id (in that tenant)."""
+
+
+class VectorMemoryInvalid(MemoryInvalid):
+    """A vector memory, a recall or a person's data asked for in a way that cannot be answered;
+    `fields` names the inputs at fault."""
 
 
 class EvalDatasetNotFound(SynapseError, LookupError):

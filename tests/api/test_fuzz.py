@@ -265,8 +265,9 @@ OPERATIONS = [
 
 def test_every_operation_is_fuzzed(api_schema: Any) -> None:
     """A route added to the API is added here too."""
-    # The registry's, the accounting's and the task area's operations are fuzzed by
-    # tests/api/test_registry_fuzz.py, tests/api/test_accounting_fuzz.py and tests/api/test_tasks_fuzz.py.
+    # The registry's, the accounting's, the task area's and vector memory's operations are fuzzed by
+    # tests/api/test_registry_fuzz.py, tests/api/test_accounting_fuzz.py, tests/api/test_tasks_fuzz.py
+    # and tests/api/test_vector_memory_fuzz.py.
     declared = [
         (method, path)
         for method, path in declared_operations(api_schema)
@@ -279,6 +280,8 @@ def test_every_operation_is_fuzzed(api_schema: Any) -> None:
                 '/api/tasks',
                 '/api/events',
                 '/api/schedules/',
+                '/api/vector-memories',
+                '/api/people/',
             )
         )
     ]

@@ -105,6 +105,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
             'cli_*',
             '*.cli',
             '*.cli_*',
+            '*_cli',
             '*.plugin',
             'tasks.celery_app',
             'tasks.processes',
@@ -120,7 +121,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
 # Modules that load a command's machinery only when the command runs, and an area's plugin module,
 # which loads the area's routes and jobs only when the root asks for them: `synapse --help` then
 # stays fast. Their late imports still count in the graph (floors and cycles) below.
-LATE_IMPORTS_ALLOWED = ('cli', 'cli_*', '*.cli', '*.cli_*', '*.plugin')
+LATE_IMPORTS_ALLOWED = ('cli', 'cli_*', '*.cli', '*.cli_*', '*_cli', '*.plugin')
 
 
 @dataclass(frozen=True)

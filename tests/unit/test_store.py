@@ -189,6 +189,7 @@ def test_delete_cascades_to_rows_and_files(store: Store) -> None:
         'prompt_contexts': 0,
         'memory_cursors': 0,
         'privacy_vaults': 0,
+        'vector_memories': 0,
         'files': 2,
         'bytes': 6,
     }

@@ -81,6 +81,7 @@ def test_a_registered_table_is_deleted_counted_and_reported(notes_store: Store) 
         'prompt_contexts': 0,
         'memory_cursors': 0,
         'privacy_vaults': 0,
+        'vector_memories': 0,
         'registry_test_notes': 2,
         'files': 0,
         'bytes': 0,
