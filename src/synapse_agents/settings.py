@@ -307,19 +307,6 @@ class Settings(BaseSettings):
         '`embeddings` extra is installed, else none), `local` (that model, required), `off`, or a '
         'pydantic-ai embedding model string (a paid provider: only when named here).',
     )
-    rag_chunk_chars: int = Field(
-        1200,
-        ge=100,
-        le=20_000,
-        description="The longest chunk a retrieval source's files are cut into, in characters "
-        '(cut on paragraphs, then sentences, then words).',
-    )
-    rag_chunk_overlap: int = Field(
-        150,
-        ge=0,
-        le=5_000,
-        description='Characters a chunk repeats from the end of the one before it.',
-    )
     rag_max_file_bytes: int = Field(
         25 * 1024 * 1024,
         gt=0,

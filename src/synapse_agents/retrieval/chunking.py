@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from .extract import Section
 
-MAX_CHARS = 1200
-"""The default longest chunk, in characters (the `rag_chunk_chars` setting's default)."""
-OVERLAP = 150
-"""The default overlap, in characters (the `rag_chunk_overlap` setting's default)."""
+MAX_CHARS = 1000
+"""The default longest chunk, in characters (the `chunk_size` setting's default)."""
+OVERLAP = 200
+"""The default overlap, in characters (the `chunk_overlap` setting's default)."""
 
 _PARAGRAPH_BREAK = re.compile(r'\n[ \t\f\v\r]*\n\s*')
 # A sentence ends at . ! ? or an ellipsis (and their full-width forms), after any closing quotes.

@@ -186,7 +186,7 @@ class _Run:
         try:
             sections = await anyio.to_thread.run_sync(extract, source_file.name, data)
             chunks = chunk_sections(
-                sections, max_chars=self.settings.rag_chunk_chars, overlap=self.settings.rag_chunk_overlap
+                sections, max_chars=self.settings.chunk_size, overlap=self.settings.chunk_overlap
             )
             vectors = await self._embed([c.text for c in chunks])
         except ClaimLost:

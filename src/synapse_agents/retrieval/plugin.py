@@ -1,5 +1,6 @@
-"""Retrieval as a plugin: its tables, `/api/rag/...`, `synapse rag`, the Sources area, the
-`rag.index` task job, and a `Retrieval` on the turns of configured agents with `rag_sources`
+"""Retrieval as a plugin: its tables, `/api/rag/...`, vector memory (`/api/vector-memories`) and the
+privacy view of one person (`/api/people/...`), `synapse rag` and `synapse people`, the Sources area,
+the `rag.index` task job, and a `Retrieval` on the turns of configured agents with `rag_sources`
 (`turns.install`, done when the plugin is loaded)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import typer
 from ..plugins.hookspecs import DashboardArea, TaskJob, hookimpl
 from . import turns
 from .cli import rag_app
+from .people_cli import people_app
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -22,10 +24,11 @@ turns.install()
 
 @hookimpl
 def register_routes() -> Sequence[APIRouter]:
-    """The retrieval API."""
+    """The retrieval API, vector memory and the people view."""
+    from .memory_routes import router as memory_router
     from .routes import router
 
-    return [router]
+    return [router, memory_router]
 
 
 @hookimpl
@@ -36,17 +39,18 @@ def register_dashboard_areas() -> Sequence[DashboardArea]:
 
 @hookimpl
 def register_commands(cli: typer.Typer) -> None:
-    """`synapse rag`."""
+    """`synapse rag` and `synapse people`."""
     cli.add_typer(rag_app, name='rag')
+    cli.add_typer(people_app, name='people')
 
 
 @hookimpl
 def register_tables() -> Sequence[Table]:
-    """Sources, their files and their chunks."""
+    """Sources, their files and their chunks; vector memories."""
     from ..store.schema import tables_declared_in
-    from . import tables
+    from . import memory_tables, tables
 
-    return tables_declared_in(tables.__name__)
+    return [*tables_declared_in(tables.__name__), *tables_declared_in(memory_tables.__name__)]
 
 
 @hookimpl

@@ -1552,6 +1552,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/vector-memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Vector Memories
+         * @description One tenant's vector memories, newest first, a page at a time (`next_cursor` for the next).
+         */
+        get: operations["list_vector_memories_api_vector_memories_get"];
+        put?: never;
+        /**
+         * Add Vector Memory
+         * @description Write a vector memory (embedded on write, when an embedder is on).
+         */
+        post: operations["add_vector_memory_api_vector_memories_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vector-memories/recall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recall Vector Memories
+         * @description The person's user-scoped and the conversation's conversation-scoped memories closest to `q`.
+         */
+        get: operations["recall_vector_memories_api_vector_memories_recall_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vector-memories/{memory_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Forget Vector Memory
+         * @description Delete a vector memory for good (only if it is `tenant`'s, when given).
+         */
+        delete: operations["forget_vector_memory_api_vector_memories__memory_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people/{person}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Person Data
+         * @description Everything stored about this person in this tenant: vector memories and memories.
+         */
+        get: operations["person_data_api_people__person__data_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget Person Data
+         * @description Delete everything stored about this person in this tenant but the ledger (the books).
+         */
+        delete: operations["forget_person_data_api_people__person__data_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{conversation_id}/privacy": {
         parameters: {
             query?: never;
@@ -2740,7 +2828,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "rules" | "instructions" | "memories" | "tools" | "summary" | "history" | "message" | "run";
+            kind: "rules" | "instructions" | "memories" | "tools" | "summary" | "history" | "message" | "run" | "retrieved";
             /** Label */
             label: string;
             /**
@@ -3652,6 +3740,7 @@ export interface components {
              */
             location?: string | null;
         };
+        JsonValue: unknown;
         /**
          * Limit
          * @description A spending limit and its current window: what was spent and reserved in it, what is left.
@@ -4483,6 +4572,81 @@ export interface components {
             total: number;
         };
         /**
+         * PersonDataOut
+         * @description Everything stored about one person in one tenant.
+         */
+        PersonDataOut: {
+            /** Person */
+            person: string;
+            /** Tenant */
+            tenant: string;
+            /** Vector Memories */
+            vector_memories: components["schemas"]["VectorMemoryOut"][];
+            /**
+             * Memories
+             * @description The memory area's memories that apply to the person or are about them.
+             */
+            memories: components["schemas"]["PersonMemoryOut"][];
+            /**
+             * Ledger Rows
+             * @description Ledger rows naming the person in this tenant (never deleted).
+             */
+            ledger_rows: number;
+            /**
+             * Ledger
+             * @description What becomes of the ledger rows.
+             */
+            ledger: string;
+        };
+        /** PersonDeletedCounts */
+        PersonDeletedCounts: {
+            /** Vector Memories */
+            vector_memories: number;
+            /** Memories */
+            memories: number;
+        };
+        /**
+         * PersonForgottenOut
+         * @description What deleting a person's data removed, and what it kept.
+         */
+        PersonForgottenOut: {
+            /** Person */
+            person: string;
+            /** Tenant */
+            tenant: string;
+            deleted: components["schemas"]["PersonDeletedCounts"];
+            /**
+             * Ledger Rows Kept
+             * @description Ledger rows naming the person: the books, kept.
+             */
+            ledger_rows_kept: number;
+            /** Ledger */
+            ledger: string;
+        };
+        /**
+         * PersonMemoryOut
+         * @description One of the memory area's memories, as the privacy view lists it.
+         */
+        PersonMemoryOut: {
+            /** Id */
+            id: string;
+            /** Subject */
+            subject: string | null;
+            /** Applies To */
+            applies_to: string | null;
+            /** Content */
+            content: string;
+            /** Source */
+            source: string;
+            /** Conversation Id */
+            conversation_id: string | null;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+        };
+        /**
          * Preset
          * @description A preset: a model and its settings.
          */
@@ -4853,6 +5017,27 @@ export interface components {
             /** Duration Ms */
             duration_ms: number;
             error: components["schemas"]["ProviderTestError"] | null;
+        };
+        /** RecallOut */
+        RecallOut: {
+            /**
+             * Ranked By
+             * @enum {string}
+             */
+            ranked_by: "similarity" | "recency";
+            /** Embedder */
+            embedder: string | null;
+            /** Results */
+            results: components["schemas"]["Recalled"][];
+        };
+        /** Recalled */
+        Recalled: {
+            memory: components["schemas"]["VectorMemoryOut"];
+            /**
+             * Score
+             * @description Cosine similarity to the query; null when ranked by recency.
+             */
+            score: number | null;
         };
         /**
          * RegistryDeleted
@@ -6636,6 +6821,109 @@ export interface components {
             copied_from_id: string | null;
             /** Attachments */
             attachments: components["schemas"]["Attachment"][];
+        };
+        /** VectorMemoryDeleted */
+        VectorMemoryDeleted: {
+            /** Deleted */
+            deleted: string;
+        };
+        /**
+         * VectorMemoryIn
+         * @description A vector memory to write.
+         */
+        VectorMemoryIn: {
+            /**
+             * Tenant
+             * @example user:42
+             */
+            tenant: string;
+            /**
+             * Content
+             * @example Prefers invoices by e-mail.
+             */
+            content: string;
+            /**
+             * Scope
+             * @default user
+             * @enum {string}
+             */
+            scope: "user" | "conversation";
+            /**
+             * Person
+             * @description Required for scope `user`.
+             */
+            person?: string | null;
+            /**
+             * Conversation Id
+             * @description Required for scope `conversation` (one of the tenant's conversations); none for `user`.
+             */
+            conversation_id?: string | null;
+            /**
+             * Source Type
+             * @default manual
+             * @enum {string}
+             */
+            source_type: "fact" | "document" | "manual";
+            /** Meta */
+            meta?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+        };
+        /**
+         * VectorMemoryOut
+         * @description A vector memory as stored (its vector left out).
+         */
+        VectorMemoryOut: {
+            /** Id */
+            id: string;
+            /**
+             * Tenant
+             * @description Whose memory it is (`type:id`).
+             */
+            tenant: string;
+            /**
+             * Person
+             * @description The person it belongs to or is about (`type:id`).
+             */
+            person: string | null;
+            /**
+             * Scope
+             * @description `user`: permanent; `conversation`: removed with its conversation.
+             * @enum {string}
+             */
+            scope: "user" | "conversation";
+            /** Conversation Id */
+            conversation_id: string | null;
+            /**
+             * Source Type
+             * @enum {string}
+             */
+            source_type: "fact" | "document" | "manual";
+            /** Content */
+            content: string;
+            /** Meta */
+            meta: {
+                [key: string]: unknown;
+            };
+            /**
+             * Embedder
+             * @description What embedded it; null: not embedded (found by recency).
+             */
+            embedder: string | null;
+            /** Dimensions */
+            dimensions: number | null;
+            /**
+             * Created At
+             * @description ISO 8601 in UTC with milliseconds: 2026-11-30T06:11:50.884Z.
+             */
+            created_at: string;
+        };
+        /** VectorMemoryPage */
+        VectorMemoryPage: {
+            /** Vector Memories */
+            vector_memories: components["schemas"]["VectorMemoryOut"][];
+            /** Next Cursor */
+            next_cursor?: string | null;
         };
         /**
          * WorkflowDefinitionIn
@@ -15671,6 +15959,473 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SearchOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_vector_memories_api_vector_memories_get: {
+        parameters: {
+            query: {
+                /** @description `type:id` */
+                tenant: string;
+                /** @description A `type:id`; '' for none. */
+                person?: string | null;
+                scope?: ("user" | "conversation") | null;
+                conversation_id?: string | null;
+                source_type?: ("fact" | "document" | "manual") | null;
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorMemoryPage"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    add_vector_memory_api_vector_memories_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VectorMemoryIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorMemoryOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body, or an attachment, is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recall_vector_memories_api_vector_memories_recall_get: {
+        parameters: {
+            query: {
+                /** @description `type:id` */
+                tenant: string;
+                q: string;
+                /** @description A `type:id`; '' for none. */
+                person?: string | null;
+                conversation_id?: string | null;
+                source_type?: ("fact" | "document" | "manual")[] | null;
+                k?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecallOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forget_vector_memory_api_vector_memories__memory_id__delete: {
+        parameters: {
+            query?: {
+                /** @description A `type:id`; '' for none. */
+                tenant?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description A vector memory id. */
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VectorMemoryDeleted"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    person_data_api_people__person__data_get: {
+        parameters: {
+            query: {
+                /** @description `type:id` */
+                tenant: string;
+            };
+            header?: never;
+            path: {
+                /** @description Who: `type:id`. */
+                person: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonDataOut"];
+                };
+            };
+            /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorisation is required (token mode): a Bearer token or the session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: a Host that is not allowed, a cross-site write, or `authorize` said no. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id or slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store (the database) is failing: unreachable, locked or damaged. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forget_person_data_api_people__person__data_delete: {
+        parameters: {
+            query: {
+                /** @description `type:id` */
+                tenant: string;
+            };
+            header?: never;
+            path: {
+                /** @description Who: `type:id`. */
+                person: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonForgottenOut"];
                 };
             };
             /** @description The request is malformed: a NUL character in the URL, or a body that cannot be parsed. */
