@@ -8,9 +8,12 @@ import { box } from '@/features/rules/Field'
 import { ragApi, type SearchAnswer } from './api'
 import { ChunkText, CitationLine } from './ChunkView'
 
+/** How many results to ask for: what was typed, kept within 1 to 100 (10 when it is not a number). */
+export const resultsWanted = (typed: string): number => Math.max(1, Math.min(100, Math.round(Number(typed)) || 10))
+
 export function QueryTester({ slug }: { slug: string }) {
   const [q, setQ] = useState('')
-  const [k, setK] = useState(10)
+  const [k, setK] = useState('10')
   const [answer, setAnswer] = useState<SearchAnswer | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
@@ -20,7 +23,7 @@ export function QueryTester({ slug }: { slug: string }) {
     setBusy(true)
     setError(null)
     try {
-      setAnswer(await ragApi.search([slug], q.trim(), k))
+      setAnswer(await ragApi.search([slug], q.trim(), resultsWanted(k)))
     } catch (cause) {
       setError(messageOf(cause))
     } finally {
@@ -39,7 +42,7 @@ export function QueryTester({ slug }: { slug: string }) {
             min={1}
             max={100}
             value={k}
-            onChange={(event) => setK(Math.max(1, Math.min(100, Number(event.target.value) || 1)))}
+            onChange={(event) => setK(event.target.value)}
             aria-label="Results"
             className={`${box} w-20 font-mono`}
           />
