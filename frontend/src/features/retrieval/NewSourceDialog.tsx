@@ -27,9 +27,10 @@ export interface SourceDraft {
   include: string
   exclude: string
   urls: string
+  tenant: string
 }
 
-export const EMPTY_DRAFT: SourceDraft = { slug: '', name: '', description: '', kind: 'folder', path: '', include: '', exclude: '', urls: '' }
+export const EMPTY_DRAFT: SourceDraft = { slug: '', name: '', description: '', kind: 'folder', path: '', include: '', exclude: '', urls: '', tenant: '' }
 
 /** One entry per line (or comma, for globs); blanks dropped. */
 export const lines = (text: string, commas = false): string[] =>
@@ -43,6 +44,7 @@ export function bodyOf(draft: SourceDraft): NewSource {
   const slug = draft.slug.trim()
   const body: NewSource = { slug, name: draft.name.trim() || slug, kind: draft.kind }
   if (draft.description.trim()) body.description = draft.description.trim()
+  if (draft.tenant.trim()) body.tenant = draft.tenant.trim()
   if (draft.kind === 'folder') {
     body.path = draft.path.trim()
     const include = lines(draft.include, true)
@@ -85,9 +87,14 @@ function NewSourceForm({ onCreated, onCancel }: { onCreated: (source: Source) =>
           {(aria) => <input {...aria} value={draft.name} onChange={(event) => change({ name: event.target.value })} className={box} autoComplete="off" />}
         </Field>
       </div>
-      <Field label="Description">
-        {(aria) => <input {...aria} value={draft.description} onChange={(event) => change({ description: event.target.value })} className={box} autoComplete="off" />}
-      </Field>
+      <div className="grid gap-3 sm:grid-cols-2">
+        <Field label="Description">
+          {(aria) => <input {...aria} value={draft.description} onChange={(event) => change({ description: event.target.value })} className={box} autoComplete="off" />}
+        </Field>
+        <Field label="Tenant" hint="type:id, only that tenant's agents search it; every tenant's when empty">
+          {(aria) => <input {...aria} value={draft.tenant} onChange={(event) => change({ tenant: event.target.value })} className={`${box} font-mono`} placeholder="org:acme" autoComplete="off" />}
+        </Field>
+      </div>
       <fieldset className="grid gap-1.5">
         <legend className="mb-1.5 text-[13px] font-medium">Kind</legend>
         {KINDS.map(([kind, label, hint]) => (

@@ -1,8 +1,11 @@
 // The Sources pages against a fake retrieval API (fakeRagServer.tsx): the list and a new source (a
 // refusal shown with everything typed kept), an upload source's files, a run's live progress, the
 // files that failed, the query tester, the chunks and deleting a source.
-import { screen, waitFor, within } from '@testing-library/react'
+import { render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
+import { MemoryRouter } from 'react-router'
+import { App } from '@/app/App'
+import { navAreas } from '@/features/shell/WorkspaceNav'
 import { chunk, fakeRag, progressOf, renderSources, source, type FakeRag } from './fakeRagServer'
 import { bodyOf, EMPTY_DRAFT } from './NewSourceDialog'
 
@@ -16,6 +19,16 @@ beforeEach(() => {
 afterEach(() => vi.unstubAllGlobals())
 
 describe('Sources list', () => {
+  it("is the retrieval area: the server's `/sources` opens this page inside the dashboard", async () => {
+    expect(navAreas([{ name: 'retrieval', path: '/sources', label: 'Sources' }])).toMatchObject([{ name: 'retrieval', label: 'Sources', to: '/sources' }])
+    render(
+      <MemoryRouter initialEntries={['/sources']}>
+        <App />
+      </MemoryRouter>,
+    )
+    expect(await screen.findAllByTestId('source-row', {}, { timeout: 5000 })).toHaveLength(2)
+  })
+
   it('lists each source with its kind, status, counts and active switch', async () => {
     renderSources('/sources')
     const rows = await screen.findAllByTestId('source-row')
@@ -68,11 +81,12 @@ describe('Sources list', () => {
     expect(await screen.findByRole('heading', { name: 'Staff handbook' })).toBeInTheDocument()
   })
 
-  it('sends a URL list as `urls` only, one a line', () => {
-    expect(bodyOf({ ...EMPTY_DRAFT, slug: ' web ', kind: 'urls', path: '/ignored', urls: 'https://a.example/x\n\n https://b.example/y ' })).toEqual({
+  it('sends a URL list as `urls` only, one a line, and a tenant when one is given', () => {
+    expect(bodyOf({ ...EMPTY_DRAFT, slug: ' web ', kind: 'urls', path: '/ignored', tenant: ' org:acme ', urls: 'https://a.example/x\n\n https://b.example/y ' })).toEqual({
       slug: 'web',
       name: 'web',
       kind: 'urls',
+      tenant: 'org:acme',
       urls: ['https://a.example/x', 'https://b.example/y'],
     })
   })
