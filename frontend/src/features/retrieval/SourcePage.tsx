@@ -77,8 +77,8 @@ function SourceDetail({ source }: { source: Source }) {
     setAsking(true)
     setError(null)
     try {
-      await ragApi.index(source.slug, reembed)
-      indexing.queued()
+      const answer = await ragApi.index(source.slug, reembed)
+      indexing.queued(answer.source)
       invalidate('rag:sources')
     } catch (cause) {
       setError(messageOf(cause))

@@ -144,6 +144,23 @@ describe('One source', () => {
     expect(rag.calls.filter((call) => call.path === '/api/rag/sources/handbook/progress')).toHaveLength(reads)
   })
 
+  it('says a run is queued until a worker starts it, then follows it', async () => {
+    const before = handbook()
+    rag.askedStatus = 'pending'
+    rag.run = [
+      { ...progressOf(before), status: 'pending' },
+      { ...progressOf(before), status: 'indexing', processed_files: 1, total_files: 2, current_file: 'a.md' },
+      { ...progressOf(before), status: 'failed', last_error: 'The embedder is not reachable.' },
+    ]
+    renderSources('/sources/handbook')
+    await userEvent.click(await screen.findByRole('button', { name: 'Index' }))
+    expect(await screen.findByTestId('index-queued')).toHaveTextContent('Queued')
+    expect(await screen.findByRole('progressbar', {}, { timeout: 3000 })).toHaveAttribute('aria-valuenow', '1')
+    expect(await screen.findByTestId('source-last-error', {}, { timeout: 3000 })).toHaveTextContent('The embedder is not reachable.')
+    expect(screen.queryByTestId('index-queued')).not.toBeInTheDocument()
+    expect(screen.getByTestId('source-status')).toHaveTextContent('failed')
+  })
+
   it('asks for a re-embedding and shows why a run cannot start', async () => {
     rag.sources[0] = { ...handbook(), status: 'indexing' }
     rag.steps = [{ ...progressOf(handbook()), status: 'indexing', processed_files: 2, total_files: 5, current_file: 'a.md' }]

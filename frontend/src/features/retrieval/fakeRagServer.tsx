@@ -20,6 +20,8 @@ export interface FakeRag {
   steps: Progress[]
   /** The progress answers a run asked for (`POST .../index`) plays. */
   run: Progress[]
+  /** The status `POST .../index` leaves: `indexing`, or `pending` while the task waits for a worker. */
+  askedStatus: Source['status']
   failed: SourceFile[]
   chunks: Chunk[]
   calls: Call[]
@@ -124,7 +126,7 @@ function answer(rag: FakeRag, method: string, path: string, query: URLSearchPara
       return new Response(null, { status: 204 })
     case 'POST /index':
       if (one.status === 'indexing') return detail(409, `'${slug}' is being indexed already.`)
-      rag.sources[at] = { ...one, status: 'indexing', processed_files: 0, total_files: 0 }
+      rag.sources[at] = { ...one, status: rag.askedStatus, processed_files: 0, total_files: 0 }
       rag.steps = [...rag.run]
       return Response.json({ task_id: 'task-1', source: rag.sources[at] }, { status: 202 })
     case 'GET /progress': {
@@ -152,7 +154,7 @@ function answer(rag: FakeRag, method: string, path: string, query: URLSearchPara
 /** Stub fetch with a fresh fake server holding `sources`; returns its state to arrange and check. */
 export function fakeRag(sources: Source[] = []): FakeRag {
   resetResources()
-  const rag: FakeRag = { sources, steps: [], run: [], failed: [], chunks: [], calls: [] }
+  const rag: FakeRag = { sources, steps: [], run: [], askedStatus: 'indexing', failed: [], chunks: [], calls: [] }
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {
