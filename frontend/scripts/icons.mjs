@@ -11,7 +11,7 @@ const ICONS = [
   'History', 'Info', 'LayoutGrid', 'Loader2', 'MessageSquare', 'Monitor', 'Moon', 'MoreHorizontal', 'Music',
   'PanelLeftClose', 'PanelLeftOpen', 'PanelRight', 'Paperclip', 'Pencil', 'Plug', 'Plus', 'RotateCw',
   'Search', 'SearchX', 'Shuffle', 'Sparkles', 'Square', 'Sun', 'Trash2', 'Unlink', 'Upload', 'Wrench', 'X',
-  'XCircle', 'Zap', 'GitFork', 'Columns2', 'ArrowLeftRight', 'Database', 'KeyRound', 'Wallet', 'CalendarClock', 'Play', 'Pause', 'Clock', 'ScrollText', 'Workflow',
+  'XCircle', 'Zap', 'GitFork', 'Columns2', 'ArrowLeftRight', 'Database', 'KeyRound', 'Wallet', 'CalendarClock', 'Play', 'Pause', 'Clock', 'ScrollText', 'Workflow', 'LibraryBig',
 ]
 
 const lucide = fileURLToPath(new URL('../node_modules/lucide-react/', import.meta.url))

@@ -27,6 +27,7 @@ const RulesPage = lazy(() => import('@/features/rules/RulesPage').catch(() => un
 const TasksPage = lazy(() => import('@/features/tasks/TasksPage').catch(() => unavailable('The Tasks page')))
 const EvalsPage = lazy(() => import('@/features/evals/EvalsPage').catch(() => unavailable('The Evals page')))
 const WorkflowsPage = lazy(() => import('@/features/workflows/WorkflowsPage').catch(() => unavailable('The Workflows page')))
+const SourcesPage = lazy(() => import('@/features/retrieval/SourcesPage').catch(() => unavailable('The Sources page')))
 const TracesPage = lazy(() => import('@/features/traces/TracesPage').catch(() => unavailable('The Traces page')))
 const TracePage = lazy(() => import('@/features/traces/TracePage').catch(() => unavailable('The trace')))
 
@@ -118,6 +119,14 @@ export function App() {
             element={
               <Suspense fallback={<Skeleton className="m-6 h-40" />}>
                 <WorkflowsPage />
+              </Suspense>
+            }
+          />
+          <Route
+            path="sources/*"
+            element={
+              <Suspense fallback={<Skeleton className="m-6 h-40" />}>
+                <SourcesPage />
               </Suspense>
             }
           />

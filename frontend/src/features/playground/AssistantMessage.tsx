@@ -6,6 +6,7 @@ import { Markdown } from '@/components/markdown/Markdown'
 import { ErrorCard } from './ErrorCard'
 import { MessageMeta } from './MessageMeta'
 import { ApprovalCard } from './ApprovalCard'
+import { Citations } from './Citations'
 import { AttachmentTile } from './Attachments'
 import { NoticeCard } from './NoticeCard'
 import { Sources } from './Sources'
@@ -102,6 +103,7 @@ export function AssistantMessage({
             <Part key={key} part={group.part} reasoningTokens={reasoningTokens} onRetry={onRetry} />
           ),
         )}
+        <Citations tools={parts.flatMap((part) => (part.type === 'tool' ? [part.tool] : []))} />
         {paused.length > 0 && <ApprovalCard tools={paused} onSend={streaming ? undefined : onDecide} error={decisionError} />}
         <MessageMeta
           meta={meta}

@@ -1,7 +1,7 @@
 // The sidebar's areas, as `GET /api/extensions` lists them: Synapse's own (each with its icon) and
 // those plugins add (`register_dashboard_areas`), in the server's order. Until the answer comes,
 // or when it cannot be read, the built-in areas show so the dashboard stays usable.
-import { Brain, CalendarClock, Database, FlaskConical, GitFork, History, LayoutGrid, Plug, ScrollText, Wallet, Workflow } from '@/components/icons'
+import { Brain, CalendarClock, Database, FlaskConical, GitFork, History, LayoutGrid, LibraryBig, Plug, ScrollText, Wallet, Workflow } from '@/components/icons'
 import type { ReactNode } from 'react'
 import type { DashboardArea } from '@/lib/api/types'
 import { apiUrl } from '@/lib/base'
@@ -19,6 +19,7 @@ const ICONS: Record<string, ReactNode> = {
   memory: <Brain />,
   evals: <FlaskConical />,
   workflows: <Workflow />,
+  retrieval: <LibraryBig />,
 }
 
 /** The built-in areas, shown before the extensions answer comes. */
