@@ -38,6 +38,7 @@ __all__ = [
     'NotAwaiting',
     'OutOfCredits',
     'PrivacyUnavailable',
+    'RetrievalUnavailable',
     'RuleInvalid',
     'RuleNotFound',
     'RulesUnavailable',
