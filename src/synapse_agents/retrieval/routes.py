@@ -172,7 +172,7 @@ class DocumentPage(BaseModel):
     total: int
 
 
-class SearchResult(BaseModel):
+class SearchHit(BaseModel):
     score: float = Field(description='Cosine similarity, or the share of the query words held (text).')
     chunk: ChunkOut
 
@@ -180,7 +180,7 @@ class SearchResult(BaseModel):
 class SearchOut(BaseModel):
     embedder: str | None
     ranked_by: Literal['similarity', 'text']
-    results: list[SearchResult]
+    results: list[SearchHit]
 
 
 def _out(row: Any, context: SynapseContext) -> SourceOut:

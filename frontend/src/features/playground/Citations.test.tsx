@@ -56,7 +56,7 @@ beforeEach(() => {
           chunk_total: 7,
           citation: { source: 'handbook', source_name: 'Handbook', file: 'guide/leave.pdf', page: 3, heading: 'Leave', chunk_index: 1, chunk_total: 7 },
         })
-      if (url === '/api/rag/chunks/c2') return Response.json({ detail: 'No chunk c2: the source was re-indexed since.' }, { status: 404 })
+      if (url === '/api/rag/chunks/c2') return Response.json({ error: { code: 'not_found', message: 'No chunk with id c2.' } }, { status: 404 })
       if (url === '/api/tool-invocations/inv-1') return Response.json({ id: 'inv-1', tool_call_id: 'call-1', name: 'search_documents', arguments: {}, result: JSON.stringify(RESULT), status: 'success', error: null })
       return Response.json({ error: { code: 'not_found', message: url } }, { status: 404 })
     }),
@@ -104,7 +104,7 @@ describe('Citations', () => {
   it("says why a chunk cannot be opened", async () => {
     render(<AssistantMessage parts={answer([search()])} meta={null} streaming={false} />)
     await userEvent.click(sourcesList().getByRole('button', { name: /guide\/sick\.md/ }))
-    expect(await within(screen.getByRole('dialog')).findByText('No chunk c2: the source was re-indexed since.')).toBeInTheDocument()
+    expect(await within(screen.getByRole('dialog')).findByText('No chunk with id c2.')).toBeInTheDocument()
   })
 
   it('reads a stored call whose result was kept as a preview whole before citing it', async () => {

@@ -22,6 +22,7 @@ const COLORS: Record<ContextBlock['kind'], string> = {
   history: 'bg-sky-500',
   message: 'bg-primary',
   run: 'bg-slate-400',
+  retrieved: 'bg-teal-500',
 }
 
 const enc = encodeURIComponent

@@ -3,7 +3,7 @@
 import { FileWarning } from '@/components/icons'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { Loading } from '@/features/spend/Loading'
-import { formatBytes, formatRelative, plural } from '@/lib/format'
+import { formatBytes, plural } from '@/lib/format'
 import { useFailedFiles } from './queries'
 
 export function FailedFiles({ slug }: { slug: string }) {
@@ -25,7 +25,6 @@ export function FailedFiles({ slug }: { slug: string }) {
               <TableHead>File</TableHead>
               <TableHead>Error</TableHead>
               <TableHead className="text-right">Size</TableHead>
-              <TableHead className="text-right">Tried</TableHead>
             </TableRow>
           </TableHeader>
           <TableBody>
@@ -35,8 +34,7 @@ export function FailedFiles({ slug }: { slug: string }) {
                   {file.identifier}
                 </TableCell>
                 <TableCell className="whitespace-pre-wrap break-words text-xs text-destructive">{file.error ?? 'Failed.'}</TableCell>
-                <TableCell className="text-right font-mono text-xs">{file.size === null ? '—' : formatBytes(file.size)}</TableCell>
-                <TableCell className="text-right text-xs text-muted-foreground">{file.indexed_at ? formatRelative(file.indexed_at) : '—'}</TableCell>
+                <TableCell className="text-right font-mono text-xs">{formatBytes(file.size)}</TableCell>
               </TableRow>
             ))}
           </TableBody>

@@ -59,7 +59,14 @@ export function QueryTester({ slug }: { slug: string }) {
       {answer && (
         <div className="space-y-2">
           <p className="text-xs text-muted-foreground">
-            {answer.results.length === 0 ? 'Nothing found.' : `${answer.results.length} ranked`} · embedder <span className="font-mono">{answer.embedder}</span>
+            {answer.results.length === 0 ? 'Nothing found.' : `${answer.results.length} ranked`} ·{' '}
+            {answer.ranked_by === 'similarity' ? (
+              <>
+                by similarity, embedder <span className="font-mono">{answer.embedder}</span>
+              </>
+            ) : (
+              'by the query words each holds (no embedder)'
+            )}
           </p>
           <ol className="space-y-2">
             {answer.results.map((hit, rank) => (

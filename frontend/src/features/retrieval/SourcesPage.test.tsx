@@ -194,9 +194,21 @@ describe('One source', () => {
     expect(within(hits[0]!).getByTestId('chunk-citation')).toHaveTextContent('Handbook · guide/leave.md · chunk 1/3')
     expect(within(hits[1]!).getByTestId('search-score')).toHaveTextContent('0.667')
     expect(within(hits[1]!).getByTestId('chunk-citation')).toHaveTextContent('Handbook · guide/leave.pdf · p. 4 · chunk 2/3')
-    expect(within(tester).getByText('offline-hash-384')).toBeInTheDocument()
+    expect(within(tester).getByText(/2 ranked/)).toHaveTextContent('2 ranked · by similarity, embedder offline-hash-384')
     const search = rag.calls.find((call) => call.path === '/api/rag/search')!
     expect(Object.fromEntries(search.query)).toEqual({ source: 'handbook', q: 'annual leave days', k: '5' })
+  })
+
+  it('says when search ranked by the query words, with no embedder', async () => {
+    rag.embedder = null
+    rag.chunks = [chunk('c1', 'guide/leave.md', 0, 1, 'Annual leave is 25 days a year.')]
+    renderSources('/sources/handbook')
+    const tester = await screen.findByRole('region', { name: 'Query tester' })
+    await userEvent.type(within(tester).getByLabelText('Question'), 'leave')
+    await userEvent.click(within(tester).getByRole('button', { name: 'Search' }))
+
+    expect(await within(tester).findAllByTestId('search-hit')).toHaveLength(1)
+    expect(within(tester).getByText(/1 ranked/)).toHaveTextContent('1 ranked · by the query words each holds (no embedder)')
   })
 
   it("lists the source's chunks a page at a time, and those of one file", async () => {

@@ -5,9 +5,9 @@ import { messageOf } from '@/components/common/States'
 import { Button } from '@/components/ui/button'
 import { plural } from '@/lib/format'
 import { invalidate } from '@/lib/resource'
-import { ragApi, type SourceFile } from './api'
+import { ragApi, type Uploaded } from './api'
 
-export function UploadFiles({ slug, onUploaded }: { slug: string; onUploaded?: (files: SourceFile[]) => void }) {
+export function UploadFiles({ slug, onUploaded }: { slug: string; onUploaded?: (files: Uploaded[]) => void }) {
   const id = useId()
   const [picked, setPicked] = useState<File[]>([])
   const [busy, setBusy] = useState(false)

@@ -1,5 +1,5 @@
 // For the Sources pages' tests: a fake server that answers like the retrieval API (sources kept in
-// memory, a slug taken answered 409 with its `detail`, a run whose progress advances one step per
+// memory, a slug taken answered 409 with the API's error body, a run whose progress advances one step per
 // read, failed files, paged chunks and ranked search), recording every call.
 import { render } from '@testing-library/react'
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router'
@@ -24,6 +24,8 @@ export interface FakeRag {
   askedStatus: Source['status']
   failed: SourceFile[]
   chunks: Chunk[]
+  /** The embedder search answers with; null: none, chunks ranked by the query words they hold. */
+  embedder: string | null
   calls: Call[]
 }
 
@@ -76,7 +78,9 @@ export const progressOf = (one: Source): Progress => ({
 })
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/
-const detail = (status: number, text: string) => Response.json({ detail: text }, { status })
+const CODES: Record<number, string> = { 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict', 422: 'invalid_request' }
+/** An error answer as the API gives it: `{"error": {"code", "message"}}`. */
+const refuse = (status: number, text: string) => Response.json({ error: { code: CODES[status] ?? 'error', message: text } }, { status })
 
 function bodyOf(init?: RequestInit): unknown {
   if (!init?.body) return undefined
@@ -88,8 +92,8 @@ function answer(rag: FakeRag, method: string, path: string, query: URLSearchPara
   if (path === '/api/rag/sources' && method === 'GET') return Response.json({ sources: rag.sources })
   if (path === '/api/rag/sources' && method === 'POST') {
     const input = body as { slug: string; name: string; kind: string; path?: string; include?: string[]; exclude?: string[]; urls?: string[] }
-    if (!SLUG.test(input.slug)) return detail(422, `slug '${input.slug}' must be lowercase letters, digits and -`)
-    if (rag.sources.some((one) => one.slug === input.slug)) return detail(409, `A source with slug '${input.slug}' exists already.`)
+    if (!SLUG.test(input.slug)) return refuse(422, `slug '${input.slug}' must be lowercase letters, digits and -`)
+    if (rag.sources.some((one) => one.slug === input.slug)) return refuse(409, `A source with slug '${input.slug}' exists already.`)
     const config = input.kind === 'folder' ? { path: input.path, include: input.include ?? ['**/*'], exclude: input.exclude ?? [] } : input.kind === 'urls' ? { urls: input.urls } : {}
     const created = source({ slug: input.slug, name: input.name, kind: input.kind, config, status: 'pending' })
     rag.sources.push(created)
@@ -104,16 +108,16 @@ function answer(rag: FakeRag, method: string, path: string, query: URLSearchPara
       .map((one) => ({ score: words.filter((word) => one.content.toLowerCase().includes(word)).length / words.length, chunk: one }))
       .filter((hit) => hit.score > 0)
       .sort((a, b) => b.score - a.score)
-    return Response.json({ embedder: 'offline-hash-384', results: scored.slice(0, k) })
+    return Response.json({ embedder: rag.embedder, ranked_by: rag.embedder ? 'similarity' : 'text', results: scored.slice(0, k) })
   }
   if (path.startsWith('/api/rag/chunks/')) {
     const found = rag.chunks.find((one) => one.id === decodeURIComponent(path.slice('/api/rag/chunks/'.length)))
-    return found ? Response.json(found) : detail(404, 'No such chunk.')
+    return found ? Response.json(found) : refuse(404, 'No such chunk.')
   }
   const match = /^\/api\/rag\/sources\/([^/]+)(\/[a-z]+)?$/.exec(path)
   const slug = match ? decodeURIComponent(match[1]!) : ''
   const at = rag.sources.findIndex((one) => one.slug === slug)
-  if (!match || at < 0) return detail(404, `No source '${slug}'.`)
+  if (!match || at < 0) return refuse(404, `No source '${slug}'.`)
   const one = rag.sources[at]!
   switch (`${method} ${match[2] ?? ''}`) {
     case 'GET ':
@@ -125,7 +129,7 @@ function answer(rag: FakeRag, method: string, path: string, query: URLSearchPara
       rag.sources.splice(at, 1)
       return new Response(null, { status: 204 })
     case 'POST /index':
-      if (one.status === 'indexing') return detail(409, `'${slug}' is being indexed already.`)
+      if (one.status === 'indexing') return refuse(409, `'${slug}' is being indexed already.`)
       rag.sources[at] = { ...one, status: rag.askedStatus, processed_files: 0, total_files: 0 }
       rag.steps = [...rag.run]
       return Response.json({ task_id: 'task-1', source: rag.sources[at] }, { status: 202 })
@@ -137,9 +141,9 @@ function answer(rag: FakeRag, method: string, path: string, query: URLSearchPara
     case 'GET /files':
       return Response.json({ files: query.get('status') === 'failed' ? rag.failed : [] })
     case 'POST /files': {
-      if (one.kind !== 'upload') return detail(422, 'Only an upload source takes files.')
+      if (one.kind !== 'upload') return refuse(422, 'Only an upload source takes files.')
       const files = (body as FormData).getAll('files[]') as File[]
-      return Response.json({ files: files.map((file) => ({ identifier: file.name, status: 'indexed', error: null, chunk_count: 0, size: file.size, indexed_at: null })) }, { status: 201 })
+      return Response.json({ files: files.map((file) => ({ identifier: file.name, size: file.size })) }, { status: 201 })
     }
     case 'GET /documents': {
       const file = query.get('file')
@@ -148,13 +152,13 @@ function answer(rag: FakeRag, method: string, path: string, query: URLSearchPara
       return Response.json({ chunks: mine.slice(offset, offset + Number(query.get('limit') ?? 20)), total: mine.length })
     }
   }
-  return detail(405, `${method} ${path}`)
+  return refuse(405, `${method} ${path}`)
 }
 
 /** Stub fetch with a fresh fake server holding `sources`; returns its state to arrange and check. */
 export function fakeRag(sources: Source[] = []): FakeRag {
   resetResources()
-  const rag: FakeRag = { sources, steps: [], run: [], askedStatus: 'indexing', failed: [], chunks: [], calls: [] }
+  const rag: FakeRag = { sources, steps: [], run: [], askedStatus: 'indexing', failed: [], chunks: [], embedder: 'offline-hash-384', calls: [] }
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {

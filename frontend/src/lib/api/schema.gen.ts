@@ -5644,7 +5644,16 @@ export interface components {
             /** Embedder */
             embedder: string | null;
             /** Results */
-            results: components["schemas"]["synapse_agents__memory__routes__SearchResult"][];
+            results: components["schemas"]["SearchResult"][];
+        };
+        /** SearchHit */
+        SearchHit: {
+            /**
+             * Score
+             * @description Cosine similarity, or the share of the query words held (text).
+             */
+            score: number;
+            chunk: components["schemas"]["ChunkOut"];
         };
         /** SearchOut */
         SearchOut: {
@@ -5656,7 +5665,18 @@ export interface components {
              */
             ranked_by: "similarity" | "text";
             /** Results */
-            results: components["schemas"]["synapse_agents__retrieval__routes__SearchResult"][];
+            results: components["schemas"]["SearchHit"][];
+        };
+        /** SearchResult */
+        SearchResult: {
+            memory: components["schemas"]["MemoryOut"];
+            /**
+             * Score
+             * @description Cosine similarity to the query; null when ranked by recency.
+             */
+            score: number | null;
+            /** Applies To Everyone */
+            applies_to_everyone: boolean;
         };
         /**
          * SettingInput
@@ -7331,26 +7351,6 @@ export interface components {
              * @description e.g. "prefix 'db'", 'prepare hide_admin'.
              */
             detail?: string | null;
-        };
-        /** SearchResult */
-        synapse_agents__memory__routes__SearchResult: {
-            memory: components["schemas"]["MemoryOut"];
-            /**
-             * Score
-             * @description Cosine similarity to the query; null when ranked by recency.
-             */
-            score: number | null;
-            /** Applies To Everyone */
-            applies_to_everyone: boolean;
-        };
-        /** SearchResult */
-        synapse_agents__retrieval__routes__SearchResult: {
-            /**
-             * Score
-             * @description Cosine similarity, or the share of the query words held (text).
-             */
-            score: number;
-            chunk: components["schemas"]["ChunkOut"];
         };
     };
     responses: never;
