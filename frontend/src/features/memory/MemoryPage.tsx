@@ -1,5 +1,6 @@
 // /memory — what the agents remember: browse a tenant's memories, search them as an agent would,
-// see and forget what applies to one person and set their sharing choice, edit, forget or add one.
+// see and forget what applies to one person and set their sharing choice, see and delete everything
+// stored about a person in a tenant, list and forget vector memories, edit, forget or add one.
 // The tab and the browse filter live in the URL (`?view=`, `?tenant=`…). Loaded on its own when
 // first opened (App.tsx).
 import { Plus } from '@/components/icons'
@@ -9,11 +10,13 @@ import { Button } from '@/components/ui/button'
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { BrowseTab } from './BrowseTab'
 import { MemoryActions, useMemoryActions } from './MemoryActions'
+import { PersonDataTab } from './PersonDataTab'
 import { PersonTab } from './PersonTab'
 import { SearchTab } from './SearchTab'
 import { StatusBanner } from './StatusBanner'
+import { VectorMemoriesTab } from './VectorMemoriesTab'
 
-const VIEWS = { browse: 'Browse', search: 'Search', person: 'A person' } as const
+const VIEWS = { browse: 'Browse', search: 'Search', person: 'A person', data: "A person's data", vectors: 'Vector memories' } as const
 type View = keyof typeof VIEWS
 const isView = (value: string | null): value is View => value !== null && value in VIEWS
 
@@ -65,6 +68,12 @@ export default function MemoryPage() {
             </TabsContent>
             <TabsContent value="person">
               <PersonTab />
+            </TabsContent>
+            <TabsContent value="data">
+              <PersonDataTab />
+            </TabsContent>
+            <TabsContent value="vectors">
+              <VectorMemoriesTab />
             </TabsContent>
           </Tabs>
         </div>

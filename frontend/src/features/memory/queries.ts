@@ -1,7 +1,7 @@
 // The Memory page's reads, each under one cache key (`memories:`…, all invalidated after any
-// memory changes, so every list on screen, the search and the count follow).
+// memory or vector memory changes, so every list on screen, the search and the count follow).
 import { useResource } from '@/lib/resource'
-import { memoriesApi } from './api'
+import { memoriesApi, personDataApi, vectorMemoriesApi } from './api'
 
 export const PAGE_SIZE = 50
 
@@ -29,3 +29,16 @@ export const usePersonMemories = (actor: string, tenant: string) => {
 export const sharingKey = (actor: string) => `memories:sharing:${actor}`
 
 export const useSharing = (actor: string) => useResource(actor ? sharingKey(actor) : null, () => memoriesApi.sharing(actor))
+
+/** Everything stored about `person` in `tenant`; either '' asks nothing. */
+export const usePersonData = (person: string, tenant: string) =>
+  useResource(person && tenant ? `memories:person-data:${person}?${new URLSearchParams({ tenant })}` : null, () => personDataApi.get(person, tenant))
+
+/** One page of the vector memories `query` selects (`cursor` null: the first); `query` null asks nothing. */
+export const useVectorMemoryPage = (query: string | null, cursor: string | null) => {
+  const params = new URLSearchParams(query ?? '')
+  if (cursor !== null) params.set('cursor', cursor)
+  params.set('limit', String(PAGE_SIZE))
+  const qs = params.toString()
+  return useResource(query === null ? null : `memories:vector?${qs}`, () => vectorMemoriesApi.list(new URLSearchParams(qs)))
+}
