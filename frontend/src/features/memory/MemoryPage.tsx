@@ -16,7 +16,7 @@ import { SearchTab } from './SearchTab'
 import { StatusBanner } from './StatusBanner'
 import { VectorMemoriesTab } from './VectorMemoriesTab'
 
-const VIEWS = { browse: 'Browse', search: 'Search', person: 'A person', data: "A person's data", vectors: 'Vector memories' } as const
+const VIEWS = { browse: 'Browse', search: 'Search', person: 'A person', data: "Person's data", vectors: 'Vector memories' } as const
 type View = keyof typeof VIEWS
 const isView = (value: string | null): value is View => value !== null && value in VIEWS
 
