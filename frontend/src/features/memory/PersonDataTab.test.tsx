@@ -40,7 +40,7 @@ it("lists a person's memories and vector memories in one tenant, with the counts
   await waitFor(() => expect(memoryContents()).toEqual(['Owes the March invoice.', 'Prefers calls after 5 pm.']))
   expect(vectorContents()).toEqual(['We are discussing order 41.', 'Pays by bank transfer.'])
   expect(screen.getByRole('heading', { name: 'Stored about user:42 in org:acme' })).toBeInTheDocument()
-  expect(screen.getByTestId('person-data-counts')).toHaveTextContent('2 memories, 2 vector memories; 3 ledger rows name them in the ledger.')
+  expect(screen.getByTestId('person-data-counts')).toHaveTextContent('2 memories, 2 vector memories; the ledger has 3 rows naming them.')
   expect(screen.getByRole('heading', { name: 'Memories (2)' })).toBeInTheDocument()
   expect(screen.getByRole('heading', { name: 'Vector memories (2)' })).toBeInTheDocument()
   expect(screen.getByTestId('person-data-ledger')).toHaveTextContent(LEDGER_KEPT)
@@ -71,7 +71,7 @@ it('deletes everything about a person in the tenant only after a confirmation, a
   await waitFor(() => expect(vectorContents()).toHaveLength(2))
   await userEvent.click(screen.getByRole('button', { name: 'Delete everything about this person' }))
   const dialog = screen.getByRole('alertdialog', { name: 'Delete everything about this person?' })
-  expect(dialog).toHaveTextContent('2 memories and 2 vector memories about user:42 in org:acme are deleted; the ledger keeps its 3 ledger rows.')
+  expect(dialog).toHaveTextContent('2 memories and 2 vector memories about user:42 in org:acme are deleted; the ledger keeps its 3 rows naming them.')
   await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }))
   expect(server.calls.some((call) => call.method === 'DELETE')).toBe(false)
 
@@ -83,7 +83,7 @@ it('deletes everything about a person in the tenant only after a confirmation, a
   const deletion = server.calls.find((call) => call.method === 'DELETE')!
   expect([deletion.path, deletion.query.toString()]).toEqual(['/api/people/user%3A42/data', 'tenant=org%3Aacme'])
 
-  await waitFor(() => expect(screen.getByTestId('person-data-counts')).toHaveTextContent('0 memories, 0 vector memories; 3 ledger rows name them in the ledger.'))
+  await waitFor(() => expect(screen.getByTestId('person-data-counts')).toHaveTextContent('0 memories, 0 vector memories; the ledger has 3 rows naming them.'))
   expect(screen.getByText('No memory applies to them or is about them.')).toBeInTheDocument()
   expect(screen.getByText('No vector memory is theirs.')).toBeInTheDocument()
   expect(screen.getByRole('button', { name: 'Delete everything about this person' })).toBeDisabled()
@@ -103,7 +103,7 @@ it('names a refused person beside the field and keeps what was typed', async () 
 
   await userEvent.clear(person)
   await userEvent.type(person, 'user:42{Enter}')
-  expect(await screen.findByTestId('person-data-counts')).toHaveTextContent('2 memories, 0 vector memories; 0 ledger rows name them in the ledger.')
+  expect(await screen.findByTestId('person-data-counts')).toHaveTextContent('2 memories, 0 vector memories; the ledger has 0 rows naming them.')
   expect(person).not.toHaveAttribute('aria-invalid')
 })
 

@@ -55,7 +55,7 @@ function Stored({ data }: { data: PersonData }) {
   return (
     <>
       <p className="text-sm" data-testid="person-data-counts">
-        {memoriesOf(data.memories.length)}, {vectorsOf(data.vector_memories.length)}; {rowsOf(data.ledger_rows)} name them in the ledger.
+        {memoriesOf(data.memories.length)}, {vectorsOf(data.vector_memories.length)}; the ledger has {plural(data.ledger_rows, 'row')} naming them.
       </p>
       <section aria-label="Memories" className="grid gap-2">
         <h3 className="text-[13px] font-semibold">Memories ({data.memories.length})</h3>
@@ -160,7 +160,7 @@ export function PersonDataTab() {
         title="Delete everything about this person?"
         description={
           data
-            ? `${memoriesOf(data.memories.length)} and ${vectorsOf(data.vector_memories.length)} about ${shown.person} in ${shown.tenant} are deleted; the ledger keeps its ${rowsOf(data.ledger_rows)}.`
+            ? `${memoriesOf(data.memories.length)} and ${vectorsOf(data.vector_memories.length)} about ${shown.person} in ${shown.tenant} are deleted; the ledger keeps its ${plural(data.ledger_rows, 'row')} naming them.`
             : ''
         }
         confirmLabel="Delete everything"
