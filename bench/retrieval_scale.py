@@ -125,8 +125,9 @@ def add_sources(store: Store, data: Synthetic) -> None:
         )
 
 
-def _rows(data: Synthetic, start: int, vectors: np.ndarray, sources: np.ndarray, ids: list[str],
-          embedder: str) -> list[dict[str, object]]:  # fmt: skip
+def _rows(
+    data: Synthetic, start: int, vectors: np.ndarray, sources: np.ndarray, ids: list[str], embedder: str
+) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for n, chunk_id in enumerate(ids):
         number = start + n
@@ -151,8 +152,20 @@ def _rows(data: Synthetic, start: int, vectors: np.ndarray, sources: np.ndarray,
     return rows
 
 
-_COLUMNS = ('id', 'source_id', 'tenant', 'file_identifier', 'content', 'meta', 'chunk_index',
-            'chunk_total', 'content_hash', 'embedder', 'dimensions', 'embedding')  # fmt: skip
+_COLUMNS = (
+    'id',
+    'source_id',
+    'tenant',
+    'file_identifier',
+    'content',
+    'meta',
+    'chunk_index',
+    'chunk_total',
+    'content_hash',
+    'embedder',
+    'dimensions',
+    'embedding',
+)
 
 
 def _copy(store: Store, rows: list[dict[str, object]]) -> None:
@@ -222,8 +235,15 @@ class Measured:
     """Answers with fewer than k rows (k exist in every case)."""
 
 
-async def measure(store: Store, settings: Settings, rag: RagEmbedder, data: Synthetic,
-                  queries: list[str], query_vectors: np.ndarray, warmup: int = 2) -> Measured:  # fmt: skip
+async def measure(
+    store: Store,
+    settings: Settings,
+    rag: RagEmbedder,
+    data: Synthetic,
+    queries: list[str],
+    query_vectors: np.ndarray,
+    warmup: int = 2,
+) -> Measured:
     """Each query through `search`, over every source and over one, scored against the exact top 10."""
     found = Measured()
     for position in range(-warmup, len(queries)):
@@ -233,7 +253,9 @@ async def measure(store: Store, settings: Settings, rag: RagEmbedder, data: Synt
         began = time.perf_counter()
         answer = await search_module.search(store, settings, query, k=K, embedder=rag)
         middle = time.perf_counter()
-        filtered = await search_module.search(store, settings, query, sources=[slug_of(one)], k=K, embedder=rag)
+        filtered = await search_module.search(
+            store, settings, query, sources=[slug_of(one)], k=K, embedder=rag
+        )
         done = time.perf_counter()
         if answer.ranked_by != 'similarity' or filtered.ranked_by != 'similarity':
             raise RuntimeError(f'search ranked by {answer.ranked_by} / {filtered.ranked_by}')
@@ -254,14 +276,17 @@ async def measure(store: Store, settings: Settings, rag: RagEmbedder, data: Synt
     return found
 
 
-def _ranking(store: Store, settings: Settings, data: Synthetic, vector: np.ndarray, source: int | None,
-             embedder: str) -> float:  # fmt: skip
+def _ranking(
+    store: Store, settings: Settings, data: Synthetic, vector: np.ndarray, source: int | None, embedder: str
+) -> float:
     """How long the ranking `search` runs takes alone, with the query's vector (ms)."""
     index = index_of(store.engine, settings.vector_store, table='rag_chunks')
     ids = data.source_ids if source is None else [data.source_ids[source]]
     began = time.perf_counter()
     with store.read() as session:
-        pairs = vector_search.nearest(session, index, search_module._where(ids, None, None), vector, K, embedder)
+        pairs = vector_search.nearest(
+            session, index, search_module._where(ids, None, None), vector, K, embedder
+        )
     took = (time.perf_counter() - began) * 1000
     if len(pairs) != K:
         raise RuntimeError(f'the ranking returned {len(pairs)} rows')
@@ -275,4 +300,3 @@ def tune_postgres(store: Store, memory: str) -> None:
         connection.execute(text(f"ALTER DATABASE {database} SET maintenance_work_mem = '{memory}'"))
         connection.commit()
     store.engine.dispose()
-
