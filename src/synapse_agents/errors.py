@@ -29,6 +29,7 @@ __all__ = [
     'DecisionsInvalid',
     'DepsRejected',
     'DetectorUnavailable',
+    'DocumentUnreadable',
     'InvalidScope',
     'MemoryInvalid',
     'MemoryNotFound',
@@ -41,6 +42,7 @@ __all__ = [
     'RuleNotFound',
     'RulesUnavailable',
     'ScopeMismatch',
+    'SourceInvalid',
     'SpendingError',
     'SpendingLimitExceeded',
     'StoreNotReady',
@@ -243,6 +245,12 @@ class SourceConflict(SynapseError, RuntimeError):
 
 class SourceInvalid(SynapseError, ValueError):
     """A retrieval source (or a search of one) that cannot be accepted as asked."""
+
+
+class DocumentUnreadable(SynapseError, ValueError):
+    """A file of a retrieval source whose text cannot be read: the message names the file and says
+    why (an encrypted PDF, a damaged archive, a type no parser reads, no text at all). It fails that
+    file only; the rest of the source is indexed."""
 
 
 class MemoryUnavailable(SynapseError, RuntimeError):

@@ -66,6 +66,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ('area: evals', ('evals', 'evals.*')),
     ('area: privacy', ('privacy', 'privacy.*')),
     ('area: workflows', ('workflows', 'workflows.*')),
+    ('area: retrieval', ('retrieval', 'retrieval.*')),
     ('engine', ('chat', 'chat.*')),
     (
         'front doors',
@@ -86,6 +87,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
             'tasks.workers',
             'tasks.jobs',
             'memory.jobs',
+            'retrieval.jobs',
             'evals.execute',
             'mcp_server',
             'mcp_server.*',

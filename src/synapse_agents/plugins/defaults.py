@@ -23,6 +23,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     'synapse_agents.rules.plugin',
     'synapse_agents.compression.plugin',
     'synapse_agents.memory.plugin',
+    'synapse_agents.retrieval.plugin',
     'synapse_agents.privacy.plugin',
     'synapse_agents.evals.plugin',
     'synapse_agents.workflows.plugin',
