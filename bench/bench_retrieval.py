@@ -33,18 +33,20 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 from rich.table import Table
+from sqlalchemy import text
 
 from bench_memory import pgvector_database
 from memory_scale import QUERIES as MEMORY_QUERIES
 from results import Result, percentile, write_json
 from retrieval_quality import Indexed, ask, copy_index, index_folder
-from retrieval_scale import Synthetic, add_sources, grow, measure, tune_postgres
+from retrieval_scale import Swept, Synthetic, add_sources, grow, measure, sweep_ef_search, tune_postgres
 from retrieval_set import BOOKS, QUESTIONS, bible_program, write_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'src'))
 
 from synapse_agents.plugins.defaults import DEFAULT_PLUGINS
 from synapse_agents.plugins.manager import plugin_manager
+from synapse_agents.retrieval import vector_search
 from synapse_agents.retrieval.embedding import RagEmbedder
 from synapse_agents.settings import Settings
 from synapse_agents.store import Store
@@ -60,11 +62,29 @@ def stores(folder: Path, settings: Settings, pgvector: bool) -> Iterator[dict[st
     with pgvector_database(folder / 'pgdata') if pgvector else _nothing() as url:
         if url is not None:
             found['pgvector'] = Store.open(url, Path('/nonexistent'))
+        print(versions(found))
         try:
             yield found
         finally:
             for store in found.values():
                 store.close()
+
+
+def versions(found: dict[str, Store]) -> str:
+    """The database and vector extension versions of the stores, in a line."""
+    said = []
+    for name, store in found.items():
+        with store.engine.connect() as connection:
+            if store.dialect == 'sqlite':
+                sqlite, vec = connection.execute(text('SELECT sqlite_version(), vec_version()')).one()
+                said.append(f'{name}: SQLite {sqlite}, sqlite-vec {vec}')
+            else:
+                server = connection.execute(text('SHOW server_version')).scalar()
+                vector = connection.execute(
+                    text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+                ).scalar()
+                said.append(f'{name}: PostgreSQL {server}, pgvector {vector}')
+    return '; '.join(said)
 
 
 def settings_in(folder: str, name: str) -> Settings:
@@ -212,6 +232,7 @@ async def scale(
     largest: dict[str, int],
     sources: int,
     queries: int,
+    ef_values: list[int],
     console: Console,
 ) -> list[Result]:
     """Part 3: search latency and recall@10 as the chunk table grows, store after store."""
@@ -246,6 +267,7 @@ async def scale(
         table.add_column(column, justify='left' if column == 'store' else 'right')
     results = [Result.of('Retrieval search', "a query's embedding alone (the offline model)", embed_ms)]
     skipped: list[str] = []
+    sweeps: list[tuple[int, list[Swept]]] = []
     for name, store in found.items():
         if store.dialect == 'postgresql':
             tune_postgres(store, '6GB')
@@ -303,6 +325,9 @@ async def scale(
             ]
             if loaded.index_seconds is not None:
                 results.append(Result(group, f'HNSW build, {size:,} chunks', loaded.index_seconds, unit='s'))
+            if loaded.index_seconds is not None and ef_values:
+                sweeps.append((size, sweep_ef_search(store, settings, data, vectors, rag.name, ef_values)))
+            sys.stdout.flush()
     console.print(table)
     console.print(
         f'search: `search` over every source; 1 source: `sources=\\[one of {sources}]` (about '
@@ -315,6 +340,43 @@ async def scale(
     )
     if skipped:
         console.print(f'Not measured: {", ".join(skipped)} (see --sqlite-largest, --pgvector-largest).')
+    if sweeps:
+        results += sweep_report(sweeps, console)
+    return results
+
+
+def sweep_report(sweeps: list[tuple[int, list[Swept]]], console: Console) -> list[Result]:
+    """The pgvector ranking's recall@10 and time at other `hnsw.ef_search` values."""
+    table = Table(title='pgvector HNSW: the ranking alone at other hnsw.ef_search values (ms), recall@10')
+    for column in ('chunks', 'ef_search', 'p50', 'p95', 'recall@10', '1 source: p50', 'p95', 'recall@10'):
+        table.add_column(column, justify='right')
+    results = []
+    for size, rows in sweeps:
+        for row in rows:
+            recall, filtered = statistics.mean(row.recall), statistics.mean(row.filtered_recall)
+            table.add_row(
+                f'{size:,}',
+                str(row.ef_search),
+                ms(row.ms),
+                ms(row.ms, 0.95),
+                f'{recall:.3f}',
+                ms(row.filtered_ms),
+                ms(row.filtered_ms, 0.95),
+                f'{filtered:.3f}',
+            )
+            results.append(
+                Result.of(
+                    'Retrieval search (pgvector, ef_search)',
+                    f'ranking alone, {size:,} chunks, ef_search {row.ef_search}',
+                    row.ms,
+                    note=f'recall@10 {recall:.3f}; one source {filtered:.3f}',
+                )
+            )
+    console.print(table)
+    console.print(
+        f'`search` sets hnsw.ef_search to max({vector_search.EF_SEARCH_LEAST}, 2k) (40 for k=10); here '
+        'the same ranking (`vector_search.nearest`) with its least value set to each of these.'
+    )
     return results
 
 
@@ -332,10 +394,14 @@ async def main() -> None:
     parser.add_argument('--pgvector-largest', type=int, default=1_000_000)
     parser.add_argument('--sources', type=int, default=50, help='sources the synthetic chunks belong to')
     parser.add_argument('--queries', type=int, default=40, help='timed searches a size and store')
+    parser.add_argument(
+        '--ef-search', default='40,100,200', help='hnsw.ef_search values the pgvector ranking is swept over'
+    )
     parser.add_argument('--no-pgvector', action='store_true', help='SQLite only')
     parser.add_argument('--json', default=None)
     args = parser.parse_args()
     parts = set(args.parts.split(','))
+    ef_values = [int(v) for v in args.ef_search.split(',') if v]
     console = Console(width=max(Console().width, 180))
     started = time.perf_counter()
     results: list[Result] = []
@@ -361,7 +427,7 @@ async def main() -> None:
                 sizes = [int(s) for s in args.sizes.split(',')]
                 largest = {'sqlite-vec': args.sqlite_largest, 'pgvector': args.pgvector_largest}
                 results += await scale(
-                    found, settings, rag, sizes, largest, args.sources, args.queries, console
+                    found, settings, rag, sizes, largest, args.sources, args.queries, ef_values, console
                 )
     console.print(f'{time.perf_counter() - started:.0f} s in all')
     write_json(args.json, results)

@@ -259,8 +259,8 @@ async def measure(
         done = time.perf_counter()
         if answer.ranked_by != 'similarity' or filtered.ranked_by != 'similarity':
             raise RuntimeError(f'search ranked by {answer.ranked_by} / {filtered.ranked_by}')
-        ranked = _ranking(store, settings, data, vector, None, rag.name or '')
-        ranked_one = _ranking(store, settings, data, vector, one, rag.name or '')
+        ranked, _ = _ranking(store, settings, data, vector, None, rag.name or '')
+        ranked_one, _ = _ranking(store, settings, data, vector, one, rag.name or '')
         if position < 0:
             continue
         found.rank_ms.append(ranked)
@@ -278,8 +278,8 @@ async def measure(
 
 def _ranking(
     store: Store, settings: Settings, data: Synthetic, vector: np.ndarray, source: int | None, embedder: str
-) -> float:
-    """How long the ranking `search` runs takes alone, with the query's vector (ms)."""
+) -> tuple[float, list[str]]:
+    """The ranking `search` runs, alone with the query's vector: how long it took (ms), the ids."""
     index = index_of(store.engine, settings.vector_store, table='rag_chunks')
     ids = data.source_ids if source is None else [data.source_ids[source]]
     began = time.perf_counter()
@@ -290,7 +290,42 @@ def _ranking(
     took = (time.perf_counter() - began) * 1000
     if len(pairs) != K:
         raise RuntimeError(f'the ranking returned {len(pairs)} rows')
-    return took
+    return took, [chunk_id for chunk_id, _ in pairs]
+
+
+@dataclass
+class Swept:
+    """The ranking alone at one `hnsw.ef_search`: times (ms) and recall@10, every source and one."""
+
+    ef_search: int
+    ms: list[float] = field(default_factory=list)
+    recall: list[float] = field(default_factory=list)
+    filtered_ms: list[float] = field(default_factory=list)
+    filtered_recall: list[float] = field(default_factory=list)
+
+
+def sweep_ef_search(store: Store, settings: Settings, data: Synthetic, query_vectors: np.ndarray,
+                    embedder: str, values: list[int]) -> list[Swept]:  # fmt: skip
+    """The pgvector ranking at other `hnsw.ef_search` values than the one `search` sets (its least
+    value, `EF_SEARCH_LEAST`, changed for the sweep and put back)."""
+    kept = vector_search.EF_SEARCH_LEAST
+    swept: list[Swept] = []
+    try:
+        for value in values:
+            vector_search.EF_SEARCH_LEAST = value
+            row = Swept(value)
+            for n, vector in enumerate(query_vectors):
+                one = n % data.sources
+                took, ids = _ranking(store, settings, data, vector, None, embedder)
+                row.ms.append(took)
+                row.recall.append(len(set(ids) & set(data.exact(vector))) / K)
+                took, ids = _ranking(store, settings, data, vector, one, embedder)
+                row.filtered_ms.append(took)
+                row.filtered_recall.append(len(set(ids) & set(data.exact(vector, one))) / K)
+            swept.append(row)
+    finally:
+        vector_search.EF_SEARCH_LEAST = kept
+    return swept
 
 
 def tune_postgres(store: Store, memory: str) -> None:
