@@ -133,6 +133,17 @@ def register_tables() -> Sequence[Table]:  # type: ignore[empty-body]
 
 
 @hookspec
+def register_rag_connectors() -> Sequence[Any]:  # type: ignore[empty-body]
+    """Kinds of retrieval source: objects with the shape of `synapse_agents.retrieval.connectors.
+    Connector` (a `kind` slug, a `label`, `check(config, home)` and `files(config, home)`).
+
+    A connector package is an installed plugin: a module with this hook marked `@hookimpl`, named
+    under the `synapse_agents.plugins` entry point (`synapse_agents.retrieval.url_connector` is the
+    example). Two connectors may not share a kind, nor take a built-in one (`folder`, `upload`).
+    """
+
+
+@hookspec
 def register_commands(cli: typer.Typer) -> None:
     """Add commands or Typer sub-apps to the `synapse` command (`cli.add_typer(sub, name=...)`)."""
 

@@ -10,6 +10,7 @@ a clear error at start-up rather than a failure on some later request.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     import typer
 
 ENTRY_POINT_GROUP = 'synapse_agents.plugins'
+_CONNECTOR_KIND = re.compile(r'^[a-z][a-z0-9-]{0,39}$')
 
 
 class PluginError(RuntimeError):
@@ -113,6 +115,36 @@ def plugin_dashboard_areas(manager: pluggy.PluginManager) -> list[DashboardArea]
                 raise PluginError(f'two dashboard areas have the {attribute} {value!r}')
             seen.add(value)
     return areas
+
+
+def plugin_rag_connectors(manager: pluggy.PluginManager) -> list[Any]:
+    """Every retrieval connector the plugins register, the default plugins' first: each has a `kind`
+    (lowercase letters, digits and -), a `label`, and `check` and `files` methods; two may not share
+    a kind."""
+    hook = 'register_rag_connectors'
+    found: list[Any] = []
+    owners: dict[str, str] = {}
+    for name, answer in _answers(manager, hook):
+        for connector in _flat([answer], hook):
+            kind = getattr(connector, 'kind', None)
+            if not isinstance(kind, str) or not _CONNECTOR_KIND.match(kind):
+                raise PluginError(
+                    f'plugin {name!r}: {hook} returned {connector!r}, whose kind {kind!r} is not '
+                    'lowercase letters, digits and -'
+                )
+            label = getattr(connector, 'label', None)
+            if not isinstance(label, str) or not label.strip():
+                raise PluginError(f'plugin {name!r}: the RAG connector {kind!r} needs a label')
+            for method in ('check', 'files'):
+                if not callable(getattr(connector, method, None)):
+                    raise PluginError(f'plugin {name!r}: the RAG connector {kind!r} has no {method}() method')
+            if kind in owners:
+                raise PluginError(
+                    f'two RAG connectors have the kind {kind!r} (plugins {owners[kind]!r} and {name!r})'
+                )
+            owners[kind] = name
+            found.append(connector)
+    return found
 
 
 def plugin_jobs(manager: pluggy.PluginManager, runtime: Root) -> list[Job]:
