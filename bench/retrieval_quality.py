@@ -64,6 +64,8 @@ async def index_folder(
 ) -> Indexed:
     """A folder source over `folder`, indexed once by the real indexer, timed."""
     row = sources.create(store, settings, manager, slug=slug, name=slug, kind='folder', path=str(folder))
+    if rag.embedder is not None:
+        await rag.embedder.embed_query(['warm up'])  # the model's session loads once, before the clock
     before = _embed_ms(store)
     began = time.perf_counter()
     outcome = await indexer.index_source(store, settings, manager, row.id, embedder=rag)

@@ -173,7 +173,7 @@ def _copy(store: Store, rows: list[dict[str, object]]) -> None:
     connection = store.engine.raw_connection()
     try:
         cursor = connection.cursor()
-        with cursor.copy(f'COPY rag_chunks ({", ".join(_COLUMNS)}) FROM STDIN') as copy:  # type: ignore[attr-defined]
+        with cursor.copy(f'COPY rag_chunks ({", ".join(_COLUMNS)}) FROM STDIN') as copy:
             for row in rows:
                 vector = row['embedding']
                 assert isinstance(vector, np.ndarray)
