@@ -389,11 +389,17 @@ async def main() -> None:
     )
     parser.add_argument('--parts', default='index,quality,scale')
     parser.add_argument('--books', type=int, default=5, help='books of the Bible indexed in part 1')
+    parser.add_argument(
+        '--chunk-chars',
+        type=int,
+        default=0,
+        help="rag_chunk_chars for parts 1 and 2 (default: the setting's)",
+    )
     parser.add_argument('--sizes', default='10000,100000,1000000', help='chunks in the table, growing')
     parser.add_argument('--sqlite-largest', type=int, default=1_000_000)
     parser.add_argument('--pgvector-largest', type=int, default=1_000_000)
     parser.add_argument('--sources', type=int, default=50, help='sources the synthetic chunks belong to')
-    parser.add_argument('--queries', type=int, default=40, help='timed searches a size and store')
+    parser.add_argument('--queries', type=int, default=30, help='timed searches a size and store')
     parser.add_argument(
         '--ef-search', default='40,100,200', help='hnsw.ef_search values the pgvector ranking is swept over'
     )
@@ -407,6 +413,8 @@ async def main() -> None:
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix='synapse-bench-retrieval-') as folder:
         settings = settings_in(folder, 'home')
+        if args.chunk_chars:
+            settings = settings.model_copy(update={'rag_chunk_chars': args.chunk_chars})
         rag = RagEmbedder.of(settings)
         if rag.embedder is None:
             sys.exit(f'the offline embedder is not installed: {rag.problem}')
