@@ -38,7 +38,7 @@ from sqlalchemy import text
 from bench_memory import pgvector_database
 from memory_scale import QUERIES as MEMORY_QUERIES
 from results import Result, percentile, write_json
-from retrieval_quality import Indexed, ask, copy_index, index_folder
+from retrieval_quality import Indexed, ask, copy_index, index_folder, token_lengths
 from retrieval_scale import Swept, Synthetic, add_sources, grow, measure, sweep_ef_search, tune_postgres
 from retrieval_set import BOOKS, QUESTIONS, bible_program, write_corpus
 
@@ -212,6 +212,14 @@ async def quality(
         if name == 'sqlite-vec':
             misses = asked.misses
     console.print(quality_table)
+    lengths = token_lengths(sqlite, 'kjv')
+    if lengths is not None:
+        console.print(
+            f'Chunks at rag_chunk_chars {settings.rag_chunk_chars}: {lengths.over:,} of {lengths.chunks:,} '
+            f'({100 * lengths.over / lengths.chunks:.0f}%) are longer than the 256 tokens the model reads '
+            f'(median {lengths.median:.0f}, longest {lengths.longest}); {100 * lengths.cut_share:.1f}% of '
+            'all their tokens are cut before encoding.'
+        )
     console.print(
         'A result counts when its file is a chapter that answers the question (`retrieval_set`); '
         'hit@k: the share of questions answered within the first k results; MRR@10: the mean of 1/rank '

@@ -11,6 +11,7 @@ where the first chunk of a chapter that answers it comes: hit@1, hit@5, MRR@10.
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from retrieval_set import QUESTIONS, Question
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'src'))
 
 from synapse_agents.accounting.tables import LlmCall
+from synapse_agents.embeddings.local import MAX_TOKENS, model_files
 from synapse_agents.retrieval import indexer, sources, vector_search
 from synapse_agents.retrieval.embedding import RagEmbedder
 from synapse_agents.retrieval.search import search
@@ -92,6 +94,47 @@ def copy_index(source: Store, target: Store, settings: Settings, dimensions: int
                 session.execute(insert(table), rows[start : start + 2000])
     vector_search._made.clear()
     vector_search.ensure_hnsw_index(target.engine, index, dimensions)
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """How long the chunks of a source are in the offline model's tokens, uncut."""
+
+    chunks: int
+    over: int
+    """Chunks longer than the model reads (`MAX_TOKENS`): the rest of each is cut before encoding."""
+    median: float
+    longest: int
+    cut_share: float
+    """The share of all the chunks' tokens past the limit."""
+
+
+def token_lengths(store: Store, slug: str) -> Lengths | None:
+    """The chunks of `slug` counted in the `local` embedder's tokens (None without that model)."""
+    files = model_files()
+    if files is None:
+        return None
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(files[1]))
+    tokenizer.no_truncation()
+    with store.read() as session:
+        contents = list(
+            session.scalars(
+                select(RagChunk.content)
+                .join(RagSource, RagSource.id == RagChunk.source_id)
+                .where(RagSource.slug == slug)
+            )
+        )
+    counts = [len(encoding.ids) for encoding in tokenizer.encode_batch(contents)]
+    cut = sum(max(0, c - MAX_TOKENS) for c in counts)
+    return Lengths(
+        len(counts),
+        sum(c > MAX_TOKENS for c in counts),
+        statistics.median(counts),
+        max(counts),
+        cut / sum(counts),
+    )
 
 
 @dataclass
