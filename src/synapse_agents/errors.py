@@ -42,7 +42,9 @@ __all__ = [
     'RuleNotFound',
     'RulesUnavailable',
     'ScopeMismatch',
+    'SourceConflict',
     'SourceInvalid',
+    'SourceNotFound',
     'SpendingError',
     'SpendingLimitExceeded',
     'StoreNotReady',
@@ -244,7 +246,9 @@ class SourceConflict(SynapseError, RuntimeError):
 
 
 class SourceInvalid(SynapseError, ValueError):
-    """A retrieval source (or a search of one) that cannot be accepted as asked."""
+    """A retrieval source's configuration, or a search of sources, that cannot be used: the message
+    names the field or the path at fault and says why (a folder that does not exist, a URL that is
+    not http or https, a bad slug)."""
 
 
 class DocumentUnreadable(SynapseError, ValueError):

@@ -311,7 +311,7 @@ class Settings(BaseSettings):
         1200,
         ge=100,
         le=20_000,
-        description='The longest chunk a retrieval source\'s files are cut into, in characters '
+        description="The longest chunk a retrieval source's files are cut into, in characters "
         '(cut on paragraphs, then sentences, then words).',
     )
     rag_chunk_overlap: int = Field(

@@ -247,6 +247,19 @@ OPERATIONS = [
     ('GET', '/api/workflow-runs'),
     ('GET', '/api/workflow-runs/{run_id}'),
     ('PATCH', '/api/workflow-runs/{run_id}'),
+    ('GET', '/api/rag/sources'),
+    ('POST', '/api/rag/sources'),
+    ('GET', '/api/rag/sources/{slug}'),
+    ('PATCH', '/api/rag/sources/{slug}'),
+    ('DELETE', '/api/rag/sources/{slug}'),
+    ('POST', '/api/rag/sources/{slug}/index'),
+    ('GET', '/api/rag/sources/{slug}/progress'),
+    ('GET', '/api/rag/sources/{slug}/files'),
+    ('POST', '/api/rag/sources/{slug}/files'),
+    ('DELETE', '/api/rag/sources/{slug}/files'),
+    ('GET', '/api/rag/sources/{slug}/documents'),
+    ('GET', '/api/rag/chunks/{chunk_id}'),
+    ('GET', '/api/rag/search'),
 ]
 
 

@@ -42,6 +42,7 @@ def test_each_built_in_area_is_registered_by_its_own_plugin() -> None:
         'traces': 'synapse_agents.traces.plugin',
         'rules': 'synapse_agents.rules.plugin',
         'memory': 'synapse_agents.memory.plugin',
+        'retrieval': 'synapse_agents.retrieval.plugin',
         'evals': 'synapse_agents.evals.plugin',
         'workflows': 'synapse_agents.workflows.plugin',
     }
@@ -78,6 +79,7 @@ def test_an_installed_plugin_comes_after_the_default_ones_even_when_it_asks_to_b
         'traces',
         'rules',
         'memory',
+        'retrieval',
         'evals',
         'workflows',
         'eager',

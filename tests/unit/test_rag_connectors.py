@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from synapse_agents.errors import SourceInvalid
+from synapse_agents.errors import DocumentUnreadable, SourceInvalid
 from synapse_agents.plugins import PluginError, hookimpl, plugin_manager
 from synapse_agents.plugins.manager import plugin_rag_connectors
 from synapse_agents.retrieval.connectors import (
@@ -191,6 +191,14 @@ def test_a_folder_config_that_cannot_be_used_is_refused(
     }
     with pytest.raises(SourceInvalid, match=message.replace('{tmp}', str(real))):
         FOLDER.check(config, tmp_path)
+
+
+def test_a_file_removed_after_the_listing_fails_alone_when_read(folder: Path, tmp_path: Path) -> None:
+    files = {f.identifier: f for f in FOLDER.files({'path': str(folder)}, tmp_path)}
+    (folder / 'a.txt').unlink()
+    with pytest.raises(DocumentUnreadable, match=r'^a\.txt: cannot be read \(No such file or directory\)$'):
+        files['a.txt'].read()
+    assert files['b.md'].read() == b'# B'
 
 
 def test_a_folder_removed_after_it_was_added_is_refused_when_listed(folder: Path, tmp_path: Path) -> None:

@@ -1,1 +1,1 @@
-"""Retrieval: sources of documents, indexed into chunks and searched by meaning (docs/retrieval.md)."""
+"""Retrieval: sources of documents, their text in chunks, and search by meaning (docs/retrieval.md)."""

@@ -200,6 +200,7 @@ def rag_status(
 
     with _opened(ctx) as runtime:
         embedder = RagEmbedder.of(runtime.settings).name
+        stale_after = runtime.settings.task_stale_seconds
         rows = [sources.get(runtime.store, slug)] if slug else sources.list_sources(runtime.store)
         stale = {row.id: sources.stale_chunks(runtime.store, row.id, embedder) for row in rows}
         failed = sources.files(runtime.store, slug, 'failed') if slug else []
@@ -207,7 +208,9 @@ def rag_status(
         echo_json(
             {
                 'embedder': embedder,
-                'sources': [{**sources.source_json(r), 'stale_chunks': stale[r.id]} for r in rows],
+                'sources': [
+                    {**sources.source_json(r, stale_after), 'stale_chunks': stale[r.id]} for r in rows
+                ],
                 'failed_files': [sources.file_json(f) for f in failed],
             }
         )
@@ -220,7 +223,7 @@ def rag_status(
                 r.slug,
                 r.kind,
                 r.tenant or 'shared',
-                _status(r),
+                _status(r, stale_after),
                 str(r.document_count),
                 str(r.chunk_count),
                 when(r.last_indexed_at),
@@ -233,16 +236,20 @@ def rag_status(
     for row in rows:
         if stale[row.id]:
             _say(f'{row.slug}: {stale[row.id]} chunks of another embedder (synapse rag reembed {row.slug}).')
-        if row.last_error:
-            _say(f'{row.slug}: {row.last_error}')
+        last_error = sources.shown_state(row, stale_after)[1]
+        if last_error:
+            _say(f'{row.slug}: {last_error}')
     for item in failed:
         _say(f'failed: {item.error}')
 
 
-def _status(row: Any) -> str:
-    if row.status == 'indexing':
+def _status(row: Any, stale_after: float) -> str:
+    from .sources import shown_state
+
+    status = shown_state(row, stale_after)[0]
+    if status == 'indexing':
         return f'indexing {row.processed_files}/{row.total_files}'
-    return str(row.status)
+    return status
 
 
 @rag_app.command('search')

@@ -28,12 +28,13 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, runtime_checkable
 
 import pluggy
 
-from ..errors import SourceInvalid
+from ..errors import DocumentUnreadable, SourceInvalid
 from ..plugins.manager import PluginError, plugin_rag_connectors
 from .extract import SUPPORTED
 
@@ -46,8 +47,9 @@ _SOURCE_ID = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$')
 @dataclass(frozen=True)
 class SourceFile:
     """One file of a source: `identifier` is stable within the source (a relative path, a URL),
-    `name` is the file name whose suffix picks the parser, `read()` answers its bytes (and may raise
-    `DocumentUnreadable` or `OSError` for this file alone); `size` in bytes when known before reading."""
+    `name` is the file name whose suffix picks the parser, `read()` answers its bytes (or raises
+    `DocumentUnreadable` saying why this file alone cannot be had); `size` in bytes when known
+    before reading."""
 
     identifier: str
     name: str
@@ -169,7 +171,14 @@ def folder_files(root: Path, include: Sequence[str], exclude: Sequence[str]) -> 
             if path.is_file():
                 found.append((relative, path, stat.st_size))
     for relative, path, size in sorted(found):
-        yield SourceFile(identifier=relative, name=path.name, read=path.read_bytes, size=size)
+        yield SourceFile(identifier=relative, name=path.name, read=partial(_read, path, relative), size=size)
+
+
+def _read(path: Path, relative: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:  # removed since the listing, no permission, a folder now
+        raise DocumentUnreadable(f'{relative}: cannot be read ({exc.strerror or exc})') from exc
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -28,7 +28,7 @@ from typing import Any
 import anyio.to_thread
 import numpy as np
 import pluggy
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, or_, select, update
 
 from ..errors import DocumentUnreadable, SourceConflict, SourceNotFound
 from ..settings import Settings
@@ -129,9 +129,12 @@ class _Run:
     source: RagSource = field(init=False)
     _hnsw_ready: bool = False
 
+    def __post_init__(self) -> None:
+        self.outcome = IndexOutcome('', embedder=self.rag.name)
+
     async def go(self) -> IndexOutcome:
         self.source = await anyio.to_thread.run_sync(self._source)
-        self.outcome = IndexOutcome(self.source.slug, embedder=self.rag.name)
+        self.outcome.source = self.source.slug
         try:
             listed = await anyio.to_thread.run_sync(self._listed)
         except Exception as exc:  # the source itself cannot be read: the index is left as it was
@@ -170,7 +173,7 @@ class _Run:
             data = await anyio.to_thread.run_sync(source_file.read)
             if len(data) > limit:
                 raise DocumentUnreadable(f'{source_file.identifier}: {len(data)} bytes is more than {limit}')
-        except (DocumentUnreadable, OSError) as exc:
+        except Exception as exc:  # unreadable, gone, refused by its server: this file only
             await self._failed(source_file.identifier, str(exc) or type(exc).__name__, 0)
             return
         digest = hashlib.sha256(data).hexdigest()
@@ -229,9 +232,12 @@ class _Run:
             with self.store.write() as session:
                 beat(session, self.source_id, self.token)
                 for (chunk_id, _), vector in zip(stale, vectors, strict=True):
-                    row = session.get(RagChunk, chunk_id)
-                    if row is not None:
-                        row.embedder, row.dimensions, row.embedding = name, len(vector), vector
+                    session.execute(
+                        update(RagChunk)
+                        .where(RagChunk.id == chunk_id)
+                        .values(embedder=name, dimensions=len(vector), embedding=vector)
+                        .execution_options(synchronize_session=False)
+                    )
 
         await anyio.to_thread.run_sync(write)
         self.outcome.reembedded += 1

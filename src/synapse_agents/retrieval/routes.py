@@ -26,6 +26,7 @@ from .jobs import queue_index
 from .search import MAX_K, search
 
 router = APIRouter(tags=['retrieval'])
+MAX_UPLOAD_NAME = 200
 
 Context = Annotated[SynapseContext, Depends(get_context)]
 SLUG = r'^[a-z0-9][a-z0-9-]{0,63}$'
@@ -182,15 +183,15 @@ class SearchOut(BaseModel):
     results: list[SearchResult]
 
 
-def _out(row: Any) -> SourceOut:
-    return SourceOut(**sources.source_json(row))
+def _out(row: Any, context: SynapseContext) -> SourceOut:
+    return SourceOut(**sources.source_json(row, context.settings.task_stale_seconds))
 
 
 @router.get('/api/rag/sources', response_model=SourceList)
 async def list_sources(context: Context) -> SourceList:
     """Every source, by slug."""
     rows = await run_in_threadpool(sources.list_sources, context.store)
-    return SourceList(sources=[_out(r) for r in rows])
+    return SourceList(sources=[_out(r, context) for r in rows])
 
 
 @router.post('/api/rag/sources', response_model=SourceOut, status_code=201, responses=error_responses(409))
@@ -200,12 +201,12 @@ async def create_source(body: SourceIn, context: Context) -> SourceOut:
     row = await run_in_threadpool(
         lambda: sources.create(context.store, context.settings, context.plugins, **fields)
     )
-    return _out(row)
+    return _out(row, context)
 
 
 @router.get('/api/rag/sources/{slug}', response_model=SourceOut)
 async def get_source(slug: str, context: Context) -> SourceOut:
-    return _out(await run_in_threadpool(sources.get, context.store, slug))
+    return _out(await run_in_threadpool(sources.get, context.store, slug), context)
 
 
 @router.patch('/api/rag/sources/{slug}', response_model=SourceOut)
@@ -217,7 +218,7 @@ async def change_source(slug: str, body: SourcePatch, context: Context) -> Sourc
     row = await run_in_threadpool(
         lambda: sources.update(context.store, context.settings, context.plugins, slug, changes)
     )
-    return _out(row)
+    return _out(row, context)
 
 
 @router.delete('/api/rag/sources/{slug}', status_code=204, response_class=Response)
@@ -237,13 +238,13 @@ async def index_source(slug: str, context: Context, body: IndexIn | None = None)
     """Queue an indexing run (409 while one runs or waits)."""
     reembed = body.reembed if body is not None else False
     task_id, row = await run_in_threadpool(lambda: queue_index(context, slug, reembed=reembed))
-    return IndexQueued(task_id=task_id, source=_out(row))
+    return IndexQueued(task_id=task_id, source=_out(row, context))
 
 
 @router.get('/api/rag/sources/{slug}/progress', response_model=ProgressOut)
 async def source_progress(slug: str, context: Context) -> ProgressOut:
     row = await run_in_threadpool(sources.get, context.store, slug)
-    return ProgressOut(**sources.progress_json(row))
+    return ProgressOut(**sources.progress_json(row, context.settings.task_stale_seconds))
 
 
 @router.get('/api/rag/sources/{slug}/files', response_model=FileList)
@@ -278,6 +279,8 @@ async def upload_files(
     saved: list[Uploaded] = []
     for upload in received:
         name = (upload.filename or '').replace('\\', '/').rsplit('/', 1)[-1]
+        if len(name) > MAX_UPLOAD_NAME or any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise SourceInvalid(f'files: a file name of at most {MAX_UPLOAD_NAME} printable characters.')
         target = upload_target(home, row.id, name)
         if upload.size is not None and upload.size > limit:
             raise ApiError(413, f'{name} is larger than {limit} bytes.')
@@ -319,13 +322,19 @@ async def get_chunk(chunk_id: str, context: Context) -> ChunkOut:
     return ChunkOut(**await run_in_threadpool(sources.chunk, context.store, chunk_id))
 
 
-@router.get('/api/rag/search', response_model=SearchOut)
+@router.get('/api/rag/search', response_model=SearchOut, responses=error_responses(404))
 async def search_sources(
     context: Context,
-    q: Annotated[str, Query(min_length=1, max_length=4000)],
+    q: Annotated[str, Query(min_length=1, max_length=4000, json_schema_extra={'pattern': r'\S'})],
     source: Annotated[list[str] | None, Query(description='Source slugs; none: every active one.')] = None,
     k: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
-    tenant: Annotated[str | None, Query(description="`type:id`; '' or none: shared sources only.")] = None,
+    tenant: Annotated[
+        str | None,
+        Query(
+            json_schema_extra={'pattern': r'^([^:\x00]{1,255}:[^\x00]{1,255})?$'},
+            description="`type:id`; '' or none: shared sources only.",
+        ),
+    ] = None,
     file: Annotated[str | None, Query(max_length=2000)] = None,
 ) -> SearchOut:
     """The chunks closest to `q` in the sources a tenant may see, with scores and citations."""

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import anyio.to_thread
 import numpy as np
 from sqlalchemy import ColumnElement, and_, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from ..errors import SourceInvalid, SourceNotFound
 from ..settings import Settings
@@ -200,7 +200,8 @@ def _hits(
 ) -> list[Hit]:
     if not ranked:
         return []
-    rows = {c.id: c for c in session.scalars(select(RagChunk).where(RagChunk.id.in_([i for i, _ in ranked])))}
+    query = select(RagChunk).options(defer(RagChunk.embedding)).where(RagChunk.id.in_([i for i, _ in ranked]))
+    rows = {c.id: c for c in session.scalars(query)}
     session.expunge_all()
     hits = []
     for chunk_id, score in ranked:

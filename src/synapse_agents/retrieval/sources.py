@@ -19,6 +19,7 @@ import pluggy
 from sqlalchemy import delete as sa_delete
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import defer
 
 from ..errors import InvalidScope, SourceConflict, SourceInvalid, SourceNotFound
 from ..scope import parse_label
@@ -26,6 +27,7 @@ from ..settings import Settings
 from ..store import Store
 from ..store.ids import is_valid_id, new_id, shown_id
 from ..store.schema import utcnow
+from .claims import is_live
 from .connectors import connector_for, upload_folder
 from .search import chunk_json
 from .tables import OWNER, RagChunk, RagFile, RagSource
@@ -38,8 +40,20 @@ MAX_DESCRIPTION = 2000
 MAX_PAGE = 200
 
 
-def source_json(row: RagSource) -> dict[str, Any]:
-    """A source as the API shows it."""
+def shown_state(row: RagSource, stale_after: float | None) -> tuple[str, str | None]:
+    """The status and last error to show: a run that stopped beating (killed) shows `failed`, saying
+    so, rather than `indexing` for ever (the next run takes its claim over)."""
+    if row.status == 'indexing' and stale_after is not None and not is_live(row, stale_after):
+        return (
+            'failed',
+            'The indexing run stopped without finishing (killed, or its machine lost); index again.',
+        )
+    return row.status, row.last_error
+
+
+def source_json(row: RagSource, stale_after: float | None = None) -> dict[str, Any]:
+    """A source as the API shows it (`stale_after`: see `shown_state`)."""
+    status, last_error = shown_state(row, stale_after)
     return {
         'id': row.id,
         'slug': row.slug,
@@ -49,8 +63,8 @@ def source_json(row: RagSource) -> dict[str, Any]:
         'config': row.config,
         'tenant': row.tenant,
         'active': row.active,
-        'status': row.status,
-        'last_error': row.last_error,
+        'status': status,
+        'last_error': last_error,
         'total_files': row.total_files,
         'processed_files': row.processed_files,
         'current_file': row.current_file,
@@ -63,10 +77,13 @@ def source_json(row: RagSource) -> dict[str, Any]:
     }
 
 
-def progress_json(row: RagSource) -> dict[str, Any]:
-    """A source's indexing progress."""
-    keys = ('status', 'processed_files', 'total_files', 'current_file', 'last_error', 'chunk_count')
+def progress_json(row: RagSource, stale_after: float | None = None) -> dict[str, Any]:
+    """A source's indexing progress (`stale_after`: see `shown_state`)."""
+    status, last_error = shown_state(row, stale_after)
+    keys = ('processed_files', 'total_files', 'current_file', 'chunk_count')
     return {
+        'status': status,
+        'last_error': last_error,
         **{key: getattr(row, key) for key in keys},
         'document_count': row.document_count,
         'last_indexed_at': row.last_indexed_at,
@@ -93,7 +110,7 @@ def check_tenant(value: Any) -> str | None:
     if not isinstance(value, str):
         raise SourceInvalid("tenant: a 'type:id' label.")
     try:
-        kind, ident = parse_label('tenant', value.strip())
+        kind, ident = parse_label('tenant', value)
     except InvalidScope as exc:
         raise SourceInvalid(str(exc)) from exc
     return f'{kind}:{ident}'
@@ -270,6 +287,7 @@ def documents(
         chunks = list(
             session.scalars(
                 select(RagChunk)
+                .options(defer(RagChunk.embedding))
                 .where(*where)
                 .order_by(RagChunk.file_identifier, RagChunk.chunk_index, RagChunk.id)
                 .offset(offset)
@@ -285,7 +303,7 @@ def chunk(store: Store, chunk_id: str) -> dict[str, Any]:
     if not is_valid_id(chunk_id):
         raise SourceNotFound(f'No chunk with id {shown_id(chunk_id)}.')
     with store.read() as session:
-        found = session.get(RagChunk, chunk_id)
+        found = session.get(RagChunk, chunk_id, options=[defer(RagChunk.embedding)])
         source = session.get(RagSource, found.source_id) if found is not None else None
         if found is None or source is None:
             raise SourceNotFound(f'No chunk with id {shown_id(chunk_id)}.')

@@ -27,7 +27,6 @@ from .tables import RagChunk
 
 EF_SEARCH_LEAST = 40
 EF_SEARCH_MOST = 1000
-_made: set[tuple[str, int]] = set()
 _iterative: dict[str, bool] = {}
 _lock = threading.Lock()
 
@@ -55,21 +54,19 @@ def ensure_hnsw_index(engine: Engine, index: VectorIndex, dimensions: int) -> bo
     if index.kind != 'pgvector':
         return False
     dimensions = int(dimensions)
-    key = (str(engine.url), dimensions)
-    if key in _made:
-        return True
+    name = hnsw_index_name(dimensions)
     with engine.begin() as connection:
+        if connection.scalar(text('SELECT to_regclass(:name)'), {'name': name}) is not None:
+            return True  # made already: no lock taken
         connection.execute(
-            text('SELECT pg_advisory_xact_lock(hashtext(:name))'), {'name': hnsw_index_name(dimensions)}
-        )
+            text('SELECT pg_advisory_xact_lock(hashtext(:name))'), {'name': name}
+        )  # two processes: the second waits here, then finds it made
         connection.execute(
             text(
-                f'CREATE INDEX IF NOT EXISTS {hnsw_index_name(dimensions)} ON rag_chunks USING hnsw '
+                f'CREATE INDEX IF NOT EXISTS {name} ON rag_chunks USING hnsw '
                 f'((embedding::vector({dimensions})) vector_cosine_ops) WHERE dimensions = {dimensions}'
             )
         )
-    with _lock:
-        _made.add(key)
     return True
 
 
