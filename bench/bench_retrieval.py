@@ -164,7 +164,7 @@ async def indexing(
     console.print(table)
     console.print(
         'seconds: `indexer.index_source` on a new folder source (list, read, extract, chunk at '
-        f'{settings.rag_chunk_chars} characters with {settings.rag_chunk_overlap} overlap, embed in '
+        f'{settings.chunk_size} characters with {settings.chunk_overlap} overlap, embed in '
         "batches, write, progress on the source row); embedding s: the sum of the embedding calls' "
         "durations in the ledger (module rag), so the rest is the indexer's own work."
     )
@@ -215,7 +215,7 @@ async def quality(
     lengths = token_lengths(sqlite, 'kjv')
     if lengths is not None:
         console.print(
-            f'Chunks at rag_chunk_chars {settings.rag_chunk_chars}: {lengths.over:,} of {lengths.chunks:,} '
+            f'Chunks at chunk_size {settings.chunk_size}: {lengths.over:,} of {lengths.chunks:,} '
             f'({100 * lengths.over / lengths.chunks:.0f}%) are longer than the 256 tokens the model reads '
             f'(median {lengths.median:.0f}, longest {lengths.longest}); {100 * lengths.cut_share:.1f}% of '
             'all their tokens are cut before encoding.'
@@ -382,7 +382,7 @@ def sweep_report(sweeps: list[tuple[int, list[Swept]]], console: Console) -> lis
             )
     console.print(table)
     console.print(
-        f'`search` sets hnsw.ef_search to max({vector_search.EF_SEARCH_LEAST}, 2k) (40 for k=10); here '
+        f'`search` sets hnsw.ef_search to max({vector_search.EF_SEARCH_LEAST}, 2k); here '
         'the same ranking (`vector_search.nearest`) with its least value set to each of these.'
     )
     return results
@@ -401,7 +401,7 @@ async def main() -> None:
         '--chunk-chars',
         type=int,
         default=0,
-        help="rag_chunk_chars for parts 1 and 2 (default: the setting's)",
+        help="chunk_size for parts 1 and 2 (default: the setting's)",
     )
     parser.add_argument('--sizes', default='10000,100000,1000000', help='chunks in the table, growing')
     parser.add_argument('--sqlite-largest', type=int, default=1_000_000)
@@ -422,7 +422,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory(prefix='synapse-bench-retrieval-') as folder:
         settings = settings_in(folder, 'home')
         if args.chunk_chars:
-            settings = settings.model_copy(update={'rag_chunk_chars': args.chunk_chars})
+            settings = settings.model_copy(update={'chunk_size': args.chunk_chars})
         rag = RagEmbedder.of(settings)
         if rag.embedder is None:
             sys.exit(f'the offline embedder is not installed: {rag.problem}')

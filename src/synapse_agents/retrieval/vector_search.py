@@ -25,7 +25,7 @@ from sqlalchemy.types import UserDefinedType
 from ..store.vectors import VectorIndex, cosine_distances
 from .tables import RagChunk
 
-EF_SEARCH_LEAST = 40
+EF_SEARCH_LEAST = 100
 EF_SEARCH_MOST = 1000
 _iterative: dict[str, bool] = {}
 _lock = threading.Lock()
