@@ -7,18 +7,18 @@ embedding model that fails).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic_ai import Agent
-from pydantic_ai.embeddings import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
-from pydantic_ai.embeddings.result import EmbedInputType
+from pydantic_ai.embeddings import Embedder
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from sqlalchemy import select
 
+from embedding_fakes import FailingEmbeddings
 from synapse_agents import Synapse
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.capabilities import Memory
@@ -57,27 +57,6 @@ def opened(database_url: str) -> Store:
 
 def memory(content: str, tenant: str = 'firm:7', **axes: Any) -> book.MemoryInput:
     return book.MemoryInput(tenant=tenant, content=content, **axes)
-
-
-class FailingEmbeddings(EmbeddingModel):
-    """A provider that is down."""
-
-    @property
-    def model_name(self) -> str:
-        return 'down'
-
-    @property
-    def system(self) -> str:
-        return 'nowhere'
-
-    async def embed(
-        self,
-        inputs: str | Sequence[str],
-        *,
-        input_type: EmbedInputType,
-        settings: EmbeddingSettings | None = None,
-    ) -> EmbeddingResult:
-        raise ConnectionError('the embedding provider is unreachable')
 
 
 async def test_search_ranks_by_meaning_within_the_scope_and_says_each_axis(

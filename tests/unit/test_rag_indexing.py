@@ -8,16 +8,15 @@ On SQLite (sqlite-vec), PostgreSQL without pgvector (exact in Python) and Postgr
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from pydantic_ai.embeddings import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
-from pydantic_ai.embeddings.result import EmbedInputType
+from pydantic_ai.embeddings import Embedder
 from pydantic_ai.embeddings.test import TestEmbeddingModel
 from sqlalchemy import select, update
 
+from embedding_fakes import FailingEmbeddings
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.errors import SourceConflict
 from synapse_agents.plugins.defaults import default_manager
@@ -33,27 +32,6 @@ from synapse_agents.store.schema import utcnow
 
 pytestmark = [pytest.mark.anyio, pytest.mark.vectors]
 LOCAL = 'local:all-MiniLM-L6-v2-int8'
-
-
-class FailingEmbeddings(EmbeddingModel):
-    """A provider that is down."""
-
-    @property
-    def model_name(self) -> str:
-        return 'down'
-
-    @property
-    def system(self) -> str:
-        return 'nowhere'
-
-    async def embed(
-        self,
-        inputs: str | Sequence[str],
-        *,
-        input_type: EmbedInputType,
-        settings: EmbeddingSettings | None = None,
-    ) -> EmbeddingResult:
-        raise ConnectionError('the embedding provider is unreachable')
 
 
 def folder(tmp_path: Path, files: dict[str, str]) -> Path:

@@ -6,14 +6,13 @@ On SQLite (sqlite-vec), PostgreSQL without pgvector (exact in Python) and Postgr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from pydantic_ai.embeddings import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
-from pydantic_ai.embeddings.result import EmbedInputType
+from pydantic_ai.embeddings import Embedder
 from sqlalchemy import delete, select
 
+from embedding_fakes import FailingEmbeddings
 from synapse_agents.accounting.tables import LlmCall
 from synapse_agents.conversations.repository import ConversationRepository
 from synapse_agents.conversations.tables import Conversation
@@ -43,27 +42,6 @@ def of_conversation(content: str, conversation_id: str, tenant: str = FIRM, **mo
 def conversation(store: Store, tenant: str = FIRM) -> str:
     kind, ident = tenant.split(':', 1)
     return ConversationRepository(store).create(agent_key='a', tenant_type=kind, tenant_id=ident).id
-
-
-class FailingEmbeddings(EmbeddingModel):
-    """A provider that is down."""
-
-    @property
-    def model_name(self) -> str:
-        return 'down'
-
-    @property
-    def system(self) -> str:
-        return 'nowhere'
-
-    async def embed(
-        self,
-        inputs: str | Sequence[str],
-        *,
-        input_type: EmbedInputType,
-        settings: EmbeddingSettings | None = None,
-    ) -> EmbeddingResult:
-        raise ConnectionError('the embedding provider is unreachable')
 
 
 def ledger(store: Store) -> list[LlmCall]:
